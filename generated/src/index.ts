@@ -1,0 +1,6 @@
+// DO NOT EDIT. Generated from spec/ by `npm run generate` (scripts/generate.mjs).
+// Change the spec and regenerate instead.
+
+export type { components, operations, paths } from './schema.js';
+export * from './operations.js';
+export * from './errors.js';

@@ -1,0 +1,1941 @@
+// DO NOT EDIT. Generated from spec/ by `npm run generate` (scripts/generate.mjs).
+// Change the spec and regenerate instead.
+
+export interface paths {
+    "/v1/oauth2/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Obtain or reissue an access token
+         * @description OAuth 2.0 token endpoint with two grants.
+         *
+         *     **password**: initial obtaining. `username` is the user's ledger public key (or the `0x` address of an
+         *     account whose keys come from an Ethereum-style wallet); `password` is `<expiry>:<signature>`, where the
+         *     signature is over `[255, 255, 255, 1]` followed by `<chain_id>:<client_id>:<expiry>` (see the
+         *     `password` parameter). `expiry` must be in the future and at most one week ahead; 300 seconds of clock
+         *     skew are tolerated on the one-week bound because clients sign exactly now + 604800 and send a moment
+         *     later.
+         *
+         *     **refresh_token**: reissue. The refresh token is exchanged for a new pair and stops working; presenting
+         *     it again revokes every token issued from the same sign-in.
+         *
+         *     The parameters are form-encoded in the body (`application/x-www-form-urlencoded`). Deployed clients
+         *     send them in the query string instead, with an empty body (possibly labelled `application/json`);
+         *     that is accepted: when the body is empty the parameters are read from the query string, otherwise the
+         *     body is a complete request and wins. A JSON object body is accepted too.
+         *
+         *     The response's `expires_in` is the absolute Unix time at which the access token expires.
+         */
+        post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deposit/currencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List deposit terms
+         * @description Currencies available for deposit, with their terms on each platform: one item per currency and
+         *     platform, ordered by currency id, then platform id. Public. Paged by `limit` and `offset`;
+         *     `has_next_page` is true exactly when more items exist.
+         */
+        get: operations["listDepositCurrencies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deposit/currencies/{currency}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the deposit terms of a currency on its default platform
+         * @deprecated
+         * @description Deprecated: use `getDepositCurrency` (`GET /v1/deposit/currencies/{currency}/{platform}`). Deposit terms
+         *     of the currency on its default platform. Public. Answers with `Deprecation` and a `Link` to the successor.
+         */
+        get: operations["getDepositCurrencyOnDefaultPlatform"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deposit/currencies/{currency}/{platform}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the deposit terms of a currency on a platform
+         * @description Deposit terms of one currency on one platform. Public.
+         */
+        get: operations["getDepositCurrency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deposit/addresses/{currency}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the account's deposit address for a currency on its default platform
+         * @deprecated
+         * @description Deprecated: use `getDepositAddresses` (`GET /v1/deposit/addresses/{currency}/{platform}`). The same
+         *     resource, on the currency's default platform. Requires a token. Answers with `Deprecation` and a
+         *     `Link` to the successor.
+         */
+        get: operations["getDepositAddressesOnDefaultPlatform"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/deposit/addresses/{currency}/{platform}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the account's deposit address for a currency on a platform
+         * @description An address on the platform's blockchain. Transfers of the currency to it are credited to the signed-in
+         *     ledger account, minus the deposit fees. The address belongs to the account: the same account and
+         *     platform always get the same address, and no two accounts share one. An inactive deposit is refused
+         *     (403, code 10101) rather than given an address. Requires a token.
+         */
+        get: operations["getDepositAddresses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/withdraw/currencies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List withdrawal terms
+         * @description Currencies available for withdrawal, with their terms on each platform: one item per currency and
+         *     platform, ordered by currency id, then platform id. Public. Paged by `limit` and `offset`;
+         *     `has_next_page` is true exactly when more items exist.
+         */
+        get: operations["listWithdrawalCurrencies"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/withdraw/currencies/{currency}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the withdrawal terms of a currency on its default platform
+         * @deprecated
+         * @description Deprecated: use `getWithdrawalCurrency` (`GET /v1/withdraw/currencies/{currency}/{platform}`). Withdrawal terms
+         *     of the currency on its default platform. Public. Answers with `Deprecation` and a `Link` to the successor.
+         */
+        get: operations["getWithdrawalCurrencyOnDefaultPlatform"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/withdraw/currencies/{currency}/{platform}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the withdrawal terms of a currency on a platform
+         * @description Withdrawal terms of one currency on one platform. Public.
+         */
+        get: operations["getWithdrawalCurrency"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/withdraw/addresses/{currency}/{address}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the proxy ledger address for a withdrawal on the currency's default platform
+         * @deprecated
+         * @description Deprecated: use `getWithdrawalAddresses`
+         *     (`GET /v1/withdraw/addresses/{currency}/{address}/{platform}`). The same resource, on the currency's
+         *     default platform. Requires a token. Answers with `Deprecation` and a `Link` to the successor.
+         */
+        get: operations["getWithdrawalAddressesOnDefaultPlatform"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/withdraw/addresses/{currency}/{address}/{platform}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the proxy ledger address for a withdrawal to an external address on a platform
+         * @description A ledger address (the proxy). Transfers of the currency to it are paid to `address` on the platform's
+         *     blockchain, minus the withdrawal fees. `address` is checked for the platform (400, code 10207, when it is
+         *     not valid there). The proxy address is stable for the account, currency, destination and platform.
+         *     An inactive withdrawal is refused (403, code 10101). Requires a token.
+         */
+        get: operations["getWithdrawalAddresses"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/movements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the account's movements
+         * @description The signed-in account's deposits and withdrawals, newest `created_at` first (ties broken by id,
+         *     descending). Cursor pages: pass the previous `page_info.last_cursor` as `after`. Requires a token.
+         */
+        get: operations["listMovements"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/movements/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one of the account's movements
+         * @description One movement of the signed-in account. A movement of another account is answered exactly like a
+         *     missing one (404, code 10404). Requires a token.
+         */
+        get: operations["getMovement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List platforms
+         * @description Platforms (external blockchains) supported for deposit and withdrawal, ordered by id, with the
+         *     currencies each supports. Cursor pages. Public: the interface leaves it open, and deployed clients
+         *     read it without a token (one sends a token anyway; it is ignored).
+         */
+        get: operations["listPlatforms"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/platforms/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a platform
+         * @description One platform with the currencies it supports. Public (see `listPlatforms`).
+         */
+        get: operations["getPlatform"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/addresses/{ledger_address}/trades/{amount_currency_id}/{price_currency_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the trades of a ledger address for a currency pair
+         * @description Exchange trades (buys and sells) of the address for the pair, by timestamp in the order of `sort`
+         *     (default `desc`), ties broken by id in the same order. Filter by `timestamp__gte` and
+         *     `timestamp__lt`. Cursor pages; a cursor is bound to the address, pair, filter and order it was
+         *     issued for. Public: the interface leaves it open, and trades on the ledger are public.
+         */
+        get: operations["listTrades"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apy/staking/{currency_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the staking yield of a token
+         * @description The staking annual percentage yield of the token. 404 when the token is unknown or has no staking
+         *     yield. Public: the interface leaves it open, and deployed clients read it without a token.
+         */
+        get: operations["getStakingYield"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /**
+         * ErrorCode
+         * @description The error catalogue. A code is `prefix × 10000 + kind × 100 + detail` (prefix 1 for this gateway);
+         *     each entry gives its stable name (`title`), the HTTP status it comes with (`x-status`) and its meaning.
+         *     Kinds 0 to 8 are those of the real service's family; kinds 9 to 13 are added by this gateway.
+         * @example 10000
+         */
+        ErrorCode: number & (10000 | 10101 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11200 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308);
+        /**
+         * ErrorBody
+         * @description The body of every error response.
+         */
+        ErrorBody: {
+            errors: components["schemas"]["ErrorItem"][];
+        };
+        /**
+         * ErrorItem
+         * @example {
+         *       "code": 10201,
+         *       "message": "querystring/limit must be <= 100",
+         *       "details": {
+         *         "parameter": "limit"
+         *       }
+         *     }
+         */
+        ErrorItem: {
+            code: components["schemas"]["ErrorCode"];
+            /**
+             * @description A human-readable explanation. Not stable; branch on `code`.
+             * @example Access token is expired or invalid
+             */
+            message: string;
+            /**
+             * @description Optional context, all values strings (for example the parameter concerned).
+             * @example {
+             *       "parameter": "limit"
+             *     }
+             */
+            details?: {
+                [key: string]: string;
+            };
+        };
+        /**
+         * TokenResponse
+         * @description The token response, to both grants.
+         * @example {
+         *       "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjJhOWYiLCJ0eXAiOiJKV1QifQ.eyJhIjoiM1A5S1IzM1F5WHdmVFh2OGtLdE5HWll0Z0trM1JYU1VrMzYiLCJuYiI6IlciLCJleHAiOjE3OTQ0MDI4MDB9.c2lnbmF0dXJl",
+         *       "token_type": "bearer",
+         *       "expires_in": 1794402800,
+         *       "refresh_token": "rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw"
+         *     }
+         */
+        TokenResponse: {
+            /**
+             * @description Bearer token for the protected operations (a JWT; treat it as opaque).
+             * @example eyJhbGciOiJFZERTQSIsImtpZCI6IjJhOWYiLCJ0eXAiOiJKV1QifQ.eyJhIjoiM1A5S1IzM1F5WHdmVFh2OGtLdE5HWll0Z0trM1JYU1VrMzYiLCJuYiI6IlciLCJleHAiOjE3OTQ0MDI4MDB9.c2lnbmF0dXJl
+             */
+            access_token: string;
+            /**
+             * @description Always `bearer`.
+             * @enum {string}
+             */
+            token_type: "bearer";
+            /**
+             * @description Expiry of the access token as an absolute Unix time in seconds (not a duration). For the password
+             *     grant it is the expiry the user signed; a refresh keeps the same expiry.
+             * @example 1794402800
+             */
+            expires_in: number;
+            /**
+             * @description Opaque; exchanged once for a new token pair. Valid 30 days unless configured otherwise.
+             * @example rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw
+             */
+            refresh_token: string;
+        };
+        /**
+         * PasswordGrantRequest
+         * @description Initial obtaining of a token by signing (grant_type `password`).
+         * @example {
+         *       "grant_type": "password",
+         *       "scope": "general",
+         *       "username": "4KxUVD9NtyRJjU3BCvPgJSttoJX7cb3DMdDTNucLN121",
+         *       "password": "1794402800:2Uo3FBnyDUKdDVkGchkr4HQzZpK7TeVqZd7C3rDZN1vjGR1HXhBm6A4LvkdyQX8xjS4F3DrWp2yhxEY5oxS7Ddvj",
+         *       "client_id": "waves.exchange"
+         *     }
+         */
+        PasswordGrantRequest: {
+            /** @constant */
+            grant_type: "password";
+            scope: components["schemas"]["Scope"];
+            username: components["schemas"]["Username"];
+            password: components["schemas"]["Password"];
+            client_id: components["schemas"]["ClientId"];
+        };
+        /**
+         * RefreshTokenGrantRequest
+         * @description Reissue of a token pair from a refresh token (grant_type `refresh_token`).
+         * @example {
+         *       "grant_type": "refresh_token",
+         *       "scope": "general",
+         *       "client_id": "waves.exchange",
+         *       "refresh_token": "rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw"
+         *     }
+         */
+        RefreshTokenGrantRequest: {
+            /** @constant */
+            grant_type: "refresh_token";
+            scope: components["schemas"]["Scope"];
+            client_id: components["schemas"]["ClientId"];
+            refresh_token: components["schemas"]["RefreshToken"];
+        };
+        /**
+         * TokenRequest
+         * @description A token request of either grant.
+         * @example {
+         *       "grant_type": "refresh_token",
+         *       "scope": "general",
+         *       "client_id": "waves.exchange",
+         *       "refresh_token": "rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw"
+         *     }
+         */
+        TokenRequest: components["schemas"]["PasswordGrantRequest"] | components["schemas"]["RefreshTokenGrantRequest"];
+        /**
+         * CurrencyId
+         * @description Ticker of a currency on the exchange. Case-sensitive.
+         * @example USDT
+         */
+        CurrencyId: string;
+        /**
+         * PlatformId
+         * @description Identifier of a platform (an external blockchain). Case-sensitive.
+         * @example ETH
+         */
+        PlatformId: string;
+        /**
+         * LedgerAddress
+         * @description An address on the exchange ledger: 26 bytes in base58 (35 characters), beginning with `3P` on the main
+         *     network (`W`) and `3M`/`3N` on the test network (`T`).
+         * @example 3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36
+         */
+        LedgerAddress: string;
+        /**
+         * Cursor
+         * @description An opaque page cursor issued by the server (base64url, at most 256 characters).
+         * @example eyJrIjpbIjIwMjEtMDgtMDNUMTE6MjU6MDAuMTU2WiJdfQ
+         */
+        Cursor: string;
+        /**
+         * OffsetPageInfo
+         * @description Page information of the currency lists (offset pages).
+         * @example {
+         *       "has_next_page": false
+         *     }
+         */
+        OffsetPageInfo: {
+            /** @description True exactly when more items exist after this page. */
+            has_next_page: boolean;
+        };
+        /**
+         * CursorPageInfo
+         * @description Page information of the cursor-paged lists (movements, platforms, trades).
+         * @example {
+         *       "has_next_page": true,
+         *       "last_cursor": "eyJrIjpbIkVUSCJdfQ"
+         *     }
+         */
+        CursorPageInfo: {
+            /** @description Whether a next page exists. */
+            has_next_page: boolean;
+            /**
+             * @description Pass as `after` to get the next page; `null` on the last page.
+             * @example eyJrIjpbIkVUSCJdfQ
+             */
+            last_cursor: string | null;
+        };
+        /**
+         * AllowedAmount
+         * @description Bounds of the amount of one operation, in whole currency units.
+         * @example {
+         *       "min": 10,
+         *       "max": 1000000
+         *     }
+         */
+        AllowedAmount: {
+            /**
+             * @description Minimum amount of the operation.
+             * @example 10
+             */
+            min: number;
+            /**
+             * @description Maximum amount of the operation.
+             * @example 1000000
+             */
+            max: number;
+        };
+        /**
+         * Fees
+         * @description Fees of the operation. The amount received is `(amount − flat) × (1 − rate)`: by the ledger account for a
+         *     deposit, by the external address for a withdrawal.
+         * @example {
+         *       "flat": 5,
+         *       "rate": 0.001
+         *     }
+         */
+        Fees: {
+            /**
+             * @description Fixed fee deducted from the amount, in whole currency units.
+             * @example 5
+             */
+            flat: number;
+            /**
+             * @description Fee rate, a fraction of the amount after the flat fee.
+             * @example 0.001
+             */
+            rate: number;
+        };
+        /**
+         * CurrencyStatus
+         * @description `active`: the operation (deposit or withdrawal) is enabled. `inactive`: it is disabled.
+         * @example active
+         * @enum {string}
+         */
+        CurrencyStatus: "active" | "inactive";
+        /**
+         * DepositCurrency
+         * @description Deposit terms of a currency on a platform.
+         * @example {
+         *       "type": "deposit_currency",
+         *       "id": "USDT",
+         *       "platform_id": "ETH",
+         *       "chain_asset_id": "34N9YcEETLWn93qYQ64EsP1x89tSruJU44RrEMSXXEPJ",
+         *       "platform_asset_id": "0xdAC17F958D2ee523a2206206994597C13D831ec7",
+         *       "decimals": 6,
+         *       "status": "active",
+         *       "allowed_amount": {
+         *         "min": 10,
+         *         "max": 1000000
+         *       },
+         *       "fees": {
+         *         "flat": 0,
+         *         "rate": 0
+         *       }
+         *     }
+         */
+        DepositCurrency: {
+            /** @constant */
+            type: "deposit_currency";
+        } & components["schemas"]["CurrencyTerms"];
+        /**
+         * WithdrawalCurrency
+         * @description Withdrawal terms of a currency on a platform.
+         * @example {
+         *       "type": "withdrawal_currency",
+         *       "id": "USDT",
+         *       "platform_id": "ETH",
+         *       "chain_asset_id": "34N9YcEETLWn93qYQ64EsP1x89tSruJU44RrEMSXXEPJ",
+         *       "platform_asset_id": "0xdAC17F958D2ee523a2206206994597C13D831ec7",
+         *       "decimals": 6,
+         *       "status": "active",
+         *       "allowed_amount": {
+         *         "min": 20,
+         *         "max": 500000
+         *       },
+         *       "fees": {
+         *         "flat": 5,
+         *         "rate": 0.001
+         *       }
+         *     }
+         */
+        WithdrawalCurrency: {
+            /** @constant */
+            type: "withdrawal_currency";
+        } & components["schemas"]["CurrencyTerms"];
+        /**
+         * DepositCurrencyList
+         * @description A page of deposit terms, ordered by currency id, then platform id.
+         */
+        DepositCurrencyList: {
+            /** @constant */
+            type: "list";
+            page_info: components["schemas"]["OffsetPageInfo"];
+            items: components["schemas"]["DepositCurrency"][];
+        };
+        /**
+         * WithdrawalCurrencyList
+         * @description A page of withdrawal terms, ordered by currency id, then platform id.
+         */
+        WithdrawalCurrencyList: {
+            /** @constant */
+            type: "list";
+            page_info: components["schemas"]["OffsetPageInfo"];
+            items: components["schemas"]["WithdrawalCurrency"][];
+        };
+        /**
+         * DepositAddresses
+         * @description Where to deposit: transfers of the currency to an address in `deposit_addresses` on the currency's
+         *     platform are credited to the signed-in ledger account, minus fees. The address is the account's own,
+         *     stable for the account and platform. (The interface does not show this body; it is the real service's.)
+         * @example {
+         *       "type": "deposit_addresses",
+         *       "currency": {
+         *         "type": "deposit_currency",
+         *         "id": "USDT",
+         *         "platform_id": "ETH",
+         *         "chain_asset_id": "34N9YcEETLWn93qYQ64EsP1x89tSruJU44RrEMSXXEPJ",
+         *         "platform_asset_id": "0xdAC17F958D2ee523a2206206994597C13D831ec7",
+         *         "decimals": 6,
+         *         "status": "active",
+         *         "allowed_amount": {
+         *           "min": 10,
+         *           "max": 1000000
+         *         },
+         *         "fees": {
+         *           "flat": 0,
+         *           "rate": 0
+         *         }
+         *       },
+         *       "deposit_addresses": [
+         *         "0x3f2b1c25A5f23b193560B97988ee98cBDb480730"
+         *       ]
+         *     }
+         */
+        DepositAddresses: {
+            /** @constant */
+            type: "deposit_addresses";
+            currency: components["schemas"]["DepositCurrency"];
+            /** @description Addresses on the external blockchain (one; clients use the first). */
+            deposit_addresses: string[];
+        };
+        /**
+         * WithdrawalAddresses
+         * @description Where to withdraw: transfers of the currency to the ledger address in `proxy_addresses` are paid to the
+         *     requested external address, minus fees. The proxy address is stable for the account, currency,
+         *     destination and platform. (The interface does not show this body; it is the real service's.)
+         * @example {
+         *       "type": "withdrawal_addresses",
+         *       "currency": {
+         *         "type": "withdrawal_currency",
+         *         "id": "USDT",
+         *         "platform_id": "ETH",
+         *         "chain_asset_id": "34N9YcEETLWn93qYQ64EsP1x89tSruJU44RrEMSXXEPJ",
+         *         "platform_asset_id": "0xdAC17F958D2ee523a2206206994597C13D831ec7",
+         *         "decimals": 6,
+         *         "status": "active",
+         *         "allowed_amount": {
+         *           "min": 20,
+         *           "max": 500000
+         *         },
+         *         "fees": {
+         *           "flat": 5,
+         *           "rate": 0.001
+         *         }
+         *       },
+         *       "proxy_addresses": [
+         *         "3PQ4nHEVPtvd4TDP77H7BSdDddyxLs9gQ67"
+         *       ]
+         *     }
+         */
+        WithdrawalAddresses: {
+            /** @constant */
+            type: "withdrawal_addresses";
+            currency: components["schemas"]["WithdrawalCurrency"];
+            /** @description Ledger addresses to transfer to (one; clients use the first). */
+            proxy_addresses: components["schemas"]["LedgerAddress"][];
+        };
+        /**
+         * MovementStatus
+         * @description State of a movement. The interface does not define transitions between states, and neither does this
+         *     gateway: it reports the state its feed records.
+         * @example confirmed
+         * @enum {string}
+         */
+        MovementStatus: "in_progress" | "pending_approval" | "confirmed" | "rejected";
+        /**
+         * MovementTransaction
+         * @description A transaction that carried (part of) the movement, on one platform.
+         * @example {
+         *       "transaction_id": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+         *       "platform_id": "ETH"
+         *     }
+         */
+        MovementTransaction: {
+            /**
+             * @description Transaction id on that platform.
+             * @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060
+             */
+            transaction_id: string;
+            platform_id: components["schemas"]["PlatformId"];
+        };
+        /**
+         * Movement
+         * @description A deposit or withdrawal of the signed-in account.
+         * @example {
+         *       "type": "gateway_movement",
+         *       "id": "0b7c4f52-3a1e-4c0f-9d8e-7a1b2c3d4e5f",
+         *       "direction": "deposit",
+         *       "status": "confirmed",
+         *       "source_platform_id": "BTC",
+         *       "destination_platform_id": "WAVES",
+         *       "currency_id": "BTC",
+         *       "amount": 0.0128,
+         *       "fee": 0.00001,
+         *       "created_at": "2020-11-03T08:34:02.630Z",
+         *       "updated_at": "2020-11-03T09:02:41.117Z",
+         *       "recipient_address": "3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36",
+         *       "transactions": [
+         *         {
+         *           "transaction_id": "9f1c0c4b1f7e6c7a3fa0a8a1d2e5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3",
+         *           "platform_id": "BTC"
+         *         },
+         *         {
+         *           "transaction_id": "E4dTtiN8GaiCJUY4WK8nFdCdiM5UdbX4jLKw1i3vCWWL",
+         *           "platform_id": "WAVES"
+         *         }
+         *       ]
+         *     }
+         */
+        Movement: {
+            /** @constant */
+            type: "gateway_movement";
+            /**
+             * @description Movement identifier.
+             * @example 0b7c4f52-3a1e-4c0f-9d8e-7a1b2c3d4e5f
+             */
+            id: string;
+            /**
+             * @example deposit
+             * @enum {string}
+             */
+            direction: "deposit" | "withdrawal";
+            status: components["schemas"]["MovementStatus"];
+            source_platform_id: components["schemas"]["PlatformId"];
+            destination_platform_id: components["schemas"]["PlatformId"];
+            currency_id: components["schemas"]["CurrencyId"];
+            /**
+             * Format: double
+             * @description Amount, in whole currency units.
+             * @example 0.0128
+             */
+            amount: number;
+            /**
+             * Format: double
+             * @description Fee, in whole currency units.
+             * @example 0.00001
+             */
+            fee: number;
+            /**
+             * Format: date-time
+             * @example 2020-11-03T08:34:02.630Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2020-11-03T09:02:41.117Z
+             */
+            updated_at: string;
+            /**
+             * @description Recipient address (a ledger address for a deposit, an external address for a withdrawal).
+             * @example 3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36
+             */
+            recipient_address: string;
+            transactions: components["schemas"]["MovementTransaction"][];
+        };
+        /**
+         * MovementList
+         * @description A page of movements, newest `created_at` first (ties broken by id, descending).
+         */
+        MovementList: {
+            /** @constant */
+            type: "list";
+            page_info: components["schemas"]["CursorPageInfo"];
+            items: components["schemas"]["Movement"][];
+        };
+        /**
+         * Platform
+         * @description An external blockchain supported for deposit and withdrawal.
+         * @example {
+         *       "type": "platform",
+         *       "id": "ETH",
+         *       "name": "Ethereum",
+         *       "currencies": [
+         *         "ETH",
+         *         "USDC",
+         *         "USDT",
+         *         "WAVES"
+         *       ]
+         *     }
+         */
+        Platform: {
+            /** @constant */
+            type: "platform";
+            id: components["schemas"]["PlatformId"];
+            /**
+             * @description Platform name.
+             * @example Ethereum
+             */
+            name: string;
+            /** @description Tickers of the currencies supported on the platform, in ascending order. */
+            currencies: components["schemas"]["CurrencyId"][];
+        };
+        /**
+         * PlatformList
+         * @description A page of platforms, ordered by id.
+         */
+        PlatformList: {
+            /** @constant */
+            type: "list";
+            page_info: components["schemas"]["CursorPageInfo"];
+            items: components["schemas"]["Platform"][];
+        };
+        /**
+         * Trade
+         * @description One exchange trade of the address, seen from the address's side.
+         * @example {
+         *       "type": "buy",
+         *       "id": "E4dTtiN8GaiCJUY4WK8nFdCdiM5UdbX4jLKw1i3vCWWL",
+         *       "timestamp": "2021-08-03T11:25:00.156Z",
+         *       "amount": 123.74966584,
+         *       "price": 15.9173
+         *     }
+         */
+        Trade: {
+            /**
+             * @description `buy` or `sell`, from the address's side.
+             * @example buy
+             * @enum {string}
+             */
+            type: "buy" | "sell";
+            /**
+             * @description Trade identifier (the ledger transaction id).
+             * @example E4dTtiN8GaiCJUY4WK8nFdCdiM5UdbX4jLKw1i3vCWWL
+             */
+            id: string;
+            /**
+             * Format: date-time
+             * @description Time of the trade, UTC with milliseconds.
+             * @example 2021-08-03T11:25:00.156Z
+             */
+            timestamp: string;
+            /**
+             * @description Amount, in the amount currency.
+             * @example 123.74966584
+             */
+            amount: number;
+            /**
+             * @description Price, in the price currency.
+             * @example 15.9173
+             */
+            price: number;
+        };
+        /**
+         * TradeList
+         * @description A page of trades, by timestamp in the requested order (ties broken by id in the same order).
+         */
+        TradeList: {
+            /** @constant */
+            type: "list";
+            page_info: components["schemas"]["CursorPageInfo"];
+            items: components["schemas"]["Trade"][];
+        };
+        /**
+         * StakingYield
+         * @description The staking annual percentage yield of a token.
+         * @example {
+         *       "type": "apy",
+         *       "apy": 6.22
+         *     }
+         */
+        StakingYield: {
+            /** @constant */
+            type: "apy";
+            /**
+             * @description Annual percentage yield, in percent (6.22 means 6.22 %).
+             * @example 6.22
+             */
+            apy: number;
+        };
+        /**
+         * @description `password` for initial obtaining, `refresh_token` for reissue.
+         * @example password
+         * @enum {string}
+         */
+        GrantType: "password" | "refresh_token";
+        /**
+         * @description Always `general`.
+         * @example general
+         */
+        Scope: string;
+        /**
+         * @description The user's ledger public key (base58, 32 bytes), or, for an account whose keys come from an
+         *     Ethereum-style wallet, its `0x` address (a mixed-case address must carry a valid EIP-55 checksum).
+         * @example 4KxUVD9NtyRJjU3BCvPgJSttoJX7cb3DMdDTNucLN121
+         */
+        Username: string;
+        /**
+         * @description `<expiry>:<signature>`. `expiry` is a Unix time in seconds, decimal digits only, in the future and at
+         *     most 604800 seconds (one week) plus 300 seconds of clock skew ahead of the server's clock. The signature
+         *     is over the bytes `[255, 255, 255, 1]` followed by the UTF-8 text `<chain_id>:<client_id>:<expiry>`,
+         *     made with the ledger key (Curve25519, base58, 64 bytes); for an Ethereum-style account it is the
+         *     EIP-712 signature of the text (65 bytes, base58 or `0x` hex).
+         * @example 1794402800:2Uo3FBnyDUKdDVkGchkr4HQzZpK7TeVqZd7C3rDZN1vjGR1HXhBm6A4LvkdyQX8xjS4F3DrWp2yhxEY5oxS7Ddvj
+         */
+        Password: string;
+        /**
+         * @description The client identifier; this server accepts `waves.exchange` and `wx.network` unless configured otherwise.
+         * @example waves.exchange
+         */
+        ClientId: string;
+        /**
+         * @description The `refresh_token` of an earlier token response.
+         * @example rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw
+         */
+        RefreshToken: string;
+        /**
+         * CurrencyTerms
+         * @description The terms of one currency on one platform, common to deposit and withdrawal.
+         */
+        CurrencyTerms: {
+            id: components["schemas"]["CurrencyId"];
+            platform_id: components["schemas"]["PlatformId"];
+            /**
+             * @description Asset identifier of the currency on the exchange ledger (`WAVES` for the ledger's own token).
+             * @example 34N9YcEETLWn93qYQ64EsP1x89tSruJU44RrEMSXXEPJ
+             */
+            chain_asset_id: string;
+            /**
+             * @description Identifier of the currency on the external blockchain (a token contract, or the native coin's ticker).
+             * @example 0xdAC17F958D2ee523a2206206994597C13D831ec7
+             */
+            platform_asset_id: string;
+            /**
+             * @description Number of decimal places of the currency on the exchange.
+             * @example 6
+             */
+            decimals: number;
+            status: components["schemas"]["CurrencyStatus"];
+            allowed_amount: components["schemas"]["AllowedAmount"];
+            fees: components["schemas"]["Fees"];
+        };
+    };
+    responses: {
+        /** @description The path exists, but not with this HTTP method. */
+        MethodNotAllowed: {
+            headers: {
+                Allow: components["headers"]["Allow"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The `Accept` header excludes `application/json`. */
+        NotAcceptable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The request body is larger than 16 KiB. */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The body's content type is not accepted by the operation. */
+        UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Too many requests from this client; retry after `Retry-After` seconds. */
+        TooManyRequests: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description An unexpected error; details are logged by the server, never sent. */
+        InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The database is unavailable; retry later. */
+        ServiceUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The request is invalid (missing or invalid parameter, unreadable body, invalid cursor). */
+        BadRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Deposit terms on the default platform. */
+        DeprecatedDepositCurrency: {
+            headers: {
+                Deprecation: components["headers"]["Deprecation"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DepositCurrency"];
+            };
+        };
+        /** @description The currency or the platform is unknown, or the currency is not offered on the platform. */
+        CurrencyNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description Deposit terms. */
+        DepositCurrency: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DepositCurrency"];
+            };
+        };
+        /** @description The account's deposit address on the default platform, with the deposit terms. */
+        DeprecatedDepositAddresses: {
+            headers: {
+                Deprecation: components["headers"]["Deprecation"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DepositAddresses"];
+            };
+        };
+        /** @description The access token is missing, malformed, expired or invalid. */
+        Unauthorized: {
+            headers: {
+                "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The currency's operation is inactive on the platform. */
+        Forbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The account's deposit address with the deposit terms. */
+        DepositAddresses: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["DepositAddresses"];
+            };
+        };
+        /** @description Withdrawal terms on the default platform. */
+        DeprecatedWithdrawalCurrency: {
+            headers: {
+                Deprecation: components["headers"]["Deprecation"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WithdrawalCurrency"];
+            };
+        };
+        /** @description Withdrawal terms. */
+        WithdrawalCurrency: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WithdrawalCurrency"];
+            };
+        };
+        /** @description The proxy ledger address on the default platform, with the withdrawal terms. */
+        DeprecatedWithdrawalAddresses: {
+            headers: {
+                Deprecation: components["headers"]["Deprecation"];
+                Link: components["headers"]["Link"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WithdrawalAddresses"];
+            };
+        };
+        /** @description The proxy ledger address with the withdrawal terms. */
+        WithdrawalAddresses: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["WithdrawalAddresses"];
+            };
+        };
+        /** @description No movement of the signed-in account has this id (another account's movement is reported the same way). */
+        MovementNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The platform is unknown. */
+        PlatformNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /** @description The token does not exist, or it has no staking yield. */
+        StakingYieldNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+    };
+    parameters: {
+        /**
+         * @description Page size, 1 to 100 (decided here; the interface leaves it open).
+         * @example 50
+         */
+        CurrencyListLimit: number;
+        /**
+         * @description Number of items to skip, 0 to 1000000 (decided here; the interface leaves it open).
+         * @example 0
+         */
+        CurrencyListOffset: number;
+        /**
+         * @description Currency ticker (list them with the currency list operation).
+         * @example USDT
+         */
+        CurrencyPath: components["schemas"]["CurrencyId"];
+        /**
+         * @description Platform id (list them with `GET /v1/platforms`).
+         * @example ETH
+         */
+        PlatformPath: components["schemas"]["PlatformId"];
+        /**
+         * @description Destination address on the external blockchain, valid for the platform: an EVM platform takes `0x` and
+         *     40 hex digits (EIP-55 checksum when mixed case); Bitcoin takes bech32 or base58check of the configured
+         *     network.
+         * @example 0x3f2b1c25A5f23b193560B97988ee98cBDb480730
+         */
+        WithdrawalDestinationPath: string;
+        /**
+         * @description Page size (uint16), 1 to 100.
+         * @example 20
+         */
+        CursorListLimit: number;
+        /**
+         * @description The `page_info.last_cursor` of the previous page.
+         * @example eyJrIjpbIkVUSCJdfQ
+         */
+        After: components["schemas"]["Cursor"];
+    };
+    requestBodies: never;
+    headers: {
+        /**
+         * @description Token responses are never cached.
+         * @example no-store
+         */
+        CacheControl: "no-store";
+        /**
+         * @description The methods the path supports.
+         * @example GET, HEAD
+         */
+        Allow: string;
+        /**
+         * @description Seconds to wait before retrying.
+         * @example 30
+         */
+        RetryAfter: number;
+        /**
+         * @description RFC 9745 deprecation date of the operation (a structured date, `@` + Unix seconds).
+         * @example @1672531200
+         */
+        Deprecation: string;
+        /**
+         * @description The successor of the deprecated operation, with `rel="successor-version"` (RFC 8594).
+         * @example </v1/deposit/currencies/USDT/ETH>; rel="successor-version"
+         */
+        Link: string;
+        /**
+         * @description The bearer challenge (RFC 6750).
+         * @example Bearer realm="gateway", error="invalid_token"
+         */
+        WWWAuthenticate: string;
+    };
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    createToken: {
+        parameters: {
+            query?: {
+                /** @description As in the body (for clients that send the parameters in the query string). */
+                grant_type?: components["schemas"]["GrantType"];
+                /** @description As in the body. */
+                scope?: components["schemas"]["Scope"];
+                /** @description As in the body. */
+                username?: components["schemas"]["Username"];
+                /** @description As in the body. */
+                password?: components["schemas"]["Password"];
+                /** @description As in the body. */
+                client_id?: components["schemas"]["ClientId"];
+                /** @description As in the body. */
+                refresh_token?: components["schemas"]["RefreshToken"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A token request of one grant. May be empty when the parameters are in the query string. */
+        requestBody?: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description A token pair. */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /**
+             * @description The request is refused. The code says which rule failed: a missing or invalid parameter
+             *     (10200, 10201), an unreadable body (10204), or a token rule (11300 to 11308).
+             */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDepositCurrencies: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100 (decided here; the interface leaves it open).
+                 * @example 50
+                 */
+                limit?: components["parameters"]["CurrencyListLimit"];
+                /**
+                 * @description Number of items to skip, 0 to 1000000 (decided here; the interface leaves it open).
+                 * @example 0
+                 */
+                offset?: components["parameters"]["CurrencyListOffset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of deposit terms. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepositCurrencyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDepositCurrencyOnDefaultPlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Currency ticker (list them with the currency list operation).
+                 * @example USDT
+                 */
+                currency: components["parameters"]["CurrencyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["DeprecatedDepositCurrency"];
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["CurrencyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDepositCurrency: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Currency ticker (list them with the currency list operation).
+                 * @example USDT
+                 */
+                currency: components["parameters"]["CurrencyPath"];
+                /**
+                 * @description Platform id (list them with `GET /v1/platforms`).
+                 * @example ETH
+                 */
+                platform: components["parameters"]["PlatformPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["DepositCurrency"];
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["CurrencyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDepositAddressesOnDefaultPlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Currency ticker (list them with the currency list operation).
+                 * @example USDT
+                 */
+                currency: components["parameters"]["CurrencyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["DeprecatedDepositAddresses"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CurrencyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDepositAddresses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Currency ticker (list them with the currency list operation).
+                 * @example USDT
+                 */
+                currency: components["parameters"]["CurrencyPath"];
+                /**
+                 * @description Platform id (list them with `GET /v1/platforms`).
+                 * @example ETH
+                 */
+                platform: components["parameters"]["PlatformPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["DepositAddresses"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CurrencyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWithdrawalCurrencies: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 100 (decided here; the interface leaves it open).
+                 * @example 50
+                 */
+                limit?: components["parameters"]["CurrencyListLimit"];
+                /**
+                 * @description Number of items to skip, 0 to 1000000 (decided here; the interface leaves it open).
+                 * @example 0
+                 */
+                offset?: components["parameters"]["CurrencyListOffset"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of withdrawal terms. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WithdrawalCurrencyList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWithdrawalCurrencyOnDefaultPlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Currency ticker (list them with the currency list operation).
+                 * @example USDT
+                 */
+                currency: components["parameters"]["CurrencyPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["DeprecatedWithdrawalCurrency"];
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["CurrencyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWithdrawalCurrency: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Currency ticker (list them with the currency list operation).
+                 * @example USDT
+                 */
+                currency: components["parameters"]["CurrencyPath"];
+                /**
+                 * @description Platform id (list them with `GET /v1/platforms`).
+                 * @example ETH
+                 */
+                platform: components["parameters"]["PlatformPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WithdrawalCurrency"];
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["CurrencyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWithdrawalAddressesOnDefaultPlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Currency ticker (list them with the currency list operation).
+                 * @example USDT
+                 */
+                currency: components["parameters"]["CurrencyPath"];
+                /**
+                 * @description Destination address on the external blockchain, valid for the platform: an EVM platform takes `0x` and
+                 *     40 hex digits (EIP-55 checksum when mixed case); Bitcoin takes bech32 or base58check of the configured
+                 *     network.
+                 * @example 0x3f2b1c25A5f23b193560B97988ee98cBDb480730
+                 */
+                address: components["parameters"]["WithdrawalDestinationPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["DeprecatedWithdrawalAddresses"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CurrencyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWithdrawalAddresses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Currency ticker (list them with the currency list operation).
+                 * @example USDT
+                 */
+                currency: components["parameters"]["CurrencyPath"];
+                /**
+                 * @description Destination address on the external blockchain, valid for the platform: an EVM platform takes `0x` and
+                 *     40 hex digits (EIP-55 checksum when mixed case); Bitcoin takes bech32 or base58check of the configured
+                 *     network.
+                 * @example 0x3f2b1c25A5f23b193560B97988ee98cBDb480730
+                 */
+                address: components["parameters"]["WithdrawalDestinationPath"];
+                /**
+                 * @description Platform id (list them with `GET /v1/platforms`).
+                 * @example ETH
+                 */
+                platform: components["parameters"]["PlatformPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["WithdrawalAddresses"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["CurrencyNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMovements: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (uint16), 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["CursorListLimit"];
+                /**
+                 * @description The `page_info.last_cursor` of the previous page.
+                 * @example eyJrIjpbIkVUSCJdfQ
+                 */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of movements. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MovementList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMovement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Movement identifier.
+                 * @example 0b7c4f52-3a1e-4c0f-9d8e-7a1b2c3d4e5f
+                 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The movement. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Movement"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["MovementNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPlatforms: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size (uint16), 1 to 100.
+                 * @example 20
+                 */
+                limit?: components["parameters"]["CursorListLimit"];
+                /**
+                 * @description The `page_info.last_cursor` of the previous page.
+                 * @example eyJrIjpbIkVUSCJdfQ
+                 */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of platforms. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPlatform: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Platform id.
+                 * @example ETH
+                 */
+                id: components["schemas"]["PlatformId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The platform. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Platform"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["PlatformNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTrades: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Only trades at or after this time (ISO 8601 with a time zone).
+                 * @example 2021-08-01T00:00:00Z
+                 */
+                timestamp__gte?: string;
+                /**
+                 * @description Only trades before this time (ISO 8601 with a time zone).
+                 * @example 2021-09-01T00:00:00Z
+                 */
+                timestamp__lt?: string;
+                /**
+                 * @description Order by timestamp.
+                 * @example desc
+                 */
+                sort?: "desc" | "asc";
+                /**
+                 * @description Page size (int64), 1 to 1000.
+                 * @example 100
+                 */
+                limit?: number;
+                /**
+                 * @description The `page_info.last_cursor` of the previous page.
+                 * @example eyJrIjpbIkVUSCJdfQ
+                 */
+                after?: components["parameters"]["After"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Ledger address of the trader.
+                 * @example 3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36
+                 */
+                ledger_address: components["schemas"]["LedgerAddress"];
+                /**
+                 * @description Identifier of the amount currency of the pair.
+                 * @example WAVES
+                 */
+                amount_currency_id: components["schemas"]["CurrencyId"];
+                /**
+                 * @description Identifier of the price currency of the pair.
+                 * @example USDT
+                 */
+                price_currency_id: components["schemas"]["CurrencyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of trades. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TradeList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getStakingYield: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Ticker of the token.
+                 * @example WAVES
+                 */
+                currency_id: components["schemas"]["CurrencyId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The staking yield. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StakingYield"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["StakingYieldNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+}

@@ -1,0 +1,258 @@
+#!/usr/bin/env node
+// Turns the hand-written spec into everything under generated/: the bundled document, openapi-typescript
+// types, the route skeleton (per-operation metadata and the handler-map types) and the error catalogue.
+//
+//   node scripts/generate.mjs [--spec spec/openapi.yaml] [--out generated]
+//
+// Deterministic: the same spec always gives byte-identical files (check-generated.mjs relies on it).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import openapiTS, { astToString } from 'openapi-typescript';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const { values: args } = parseArgs({
+  options: {
+    spec: { type: 'string', default: path.join(root, 'spec/openapi.yaml') },
+    out: { type: 'string', default: path.join(root, 'generated') },
+  },
+});
+
+const HEADER = `// DO NOT EDIT. Generated from spec/ by \`npm run generate\` (scripts/generate.mjs).
+// Change the spec and regenerate instead.
+`;
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** Bundles the split YAML document into one JSON document with Redocly (the tool that lints it). */
+function bundleSpec(specPath) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gateway-bundle-'));
+  try {
+    const outFile = path.join(dir, 'openapi.json');
+    const redocly = path.join(root, 'node_modules/@redocly/cli/bin/cli.js');
+    execFileSync(process.execPath, [redocly, 'bundle', specPath, '-o', outFile], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
+    return JSON.parse(readFileSync(outFile, 'utf8'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Follows a local `$ref` (`#/components/...`) of the bundled document. */
+function resolveRef(doc, node) {
+  let current = node;
+  while (current && typeof current.$ref === 'string') {
+    if (!current.$ref.startsWith('#/')) throw new Error(`unexpected non-local $ref ${current.$ref}`);
+    current = current.$ref
+      .slice(2)
+      .split('/')
+      .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))
+      .reduce((acc, key) => acc?.[key], doc);
+  }
+  if (!current) throw new Error(`unresolvable $ref ${node.$ref}`);
+  return current;
+}
+
+/** Every operation of the document, in path order, with what the server and client need to know of it. */
+function collectOperations(doc) {
+  const operations = [];
+  for (const [routePath, item] of Object.entries(doc.paths)) {
+    for (const method of HTTP_METHODS) {
+      const op = item[method];
+      if (!op) continue;
+      if (!op.operationId) throw new Error(`${method.toUpperCase()} ${routePath} has no operationId`);
+      const security = (op.security ?? doc.security ?? []).flatMap((req) => Object.keys(req));
+      const bodyTypes = Object.keys(op.requestBody?.content ?? {});
+      // Query parameters with a default are always present once validated (the validator fills them in).
+      const queryDefaults = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+        .map((p) => resolveRef(doc, p))
+        .filter((p) => p.in === 'query' && resolveRef(doc, p.schema ?? {}).default !== undefined)
+        .map((p) => p.name);
+      operations.push({
+        operationId: op.operationId,
+        method: method.toUpperCase(),
+        path: routePath,
+        security,
+        deprecated: op.deprecated === true,
+        successor: op['x-successor'] ?? null,
+        deprecatedAt: op['x-deprecated-at'] ?? null,
+        bodyContentTypes: bodyTypes,
+        queryDefaults,
+      });
+    }
+  }
+  const ids = new Set(operations.map((o) => o.operationId));
+  if (ids.size !== operations.length) throw new Error('operationIds are not unique');
+  for (const op of operations) {
+    if (op.successor && !ids.has(op.successor)) {
+      throw new Error(`${op.operationId}: x-successor ${op.successor} is not an operation`);
+    }
+  }
+  return operations;
+}
+
+/** The error catalogue: the ErrorCode schema's `oneOf` entries (`const`, `title`, `x-status`, `description`). */
+function collectErrors(doc) {
+  const schema = doc.components?.schemas?.ErrorCode;
+  if (!schema?.oneOf) throw new Error('components.schemas.ErrorCode.oneOf (the error catalogue) is missing');
+  const entries = schema.oneOf.map((e) => {
+    if (!Number.isInteger(e.const) || !e.title || !Number.isInteger(e['x-status']) || !e.description) {
+      throw new Error(`ErrorCode entry ${JSON.stringify(e)} needs const, title, x-status and description`);
+    }
+    return { name: e.title, code: e.const, status: e['x-status'], message: e.description };
+  });
+  for (const key of ['name', 'code']) {
+    if (new Set(entries.map((e) => e[key])).size !== entries.length) {
+      throw new Error(`ErrorCode entries repeat a ${key}`);
+    }
+  }
+  return entries;
+}
+
+function operationsModule(operations) {
+  const meta = operations
+    .map((o) => {
+      const fields = [
+        `method: ${JSON.stringify(o.method)}`,
+        `path: ${JSON.stringify(o.path)}`,
+        `security: ${JSON.stringify(o.security)}`,
+        `deprecated: ${o.deprecated}`,
+        `successor: ${JSON.stringify(o.successor)}`,
+        `deprecatedAt: ${JSON.stringify(o.deprecatedAt)}`,
+        `bodyContentTypes: ${JSON.stringify(o.bodyContentTypes)}`,
+        `queryDefaults: ${JSON.stringify(o.queryDefaults)}`,
+      ];
+      return `  ${o.operationId}: { ${fields.join(', ')} },`;
+    })
+    .join('\n');
+  return `${HEADER}
+import type { operations } from './schema.js';
+
+/** The operationId of every operation of the spec. */
+export type OperationId = keyof operations;
+
+/** What the router, the security layer and the client need to know of an operation. */
+export interface OperationMeta {
+  readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE';
+  /** OpenAPI path template, e.g. \`/v1/platforms/{id}\`. */
+  readonly path: string;
+  /** Names of the security schemes that protect it; empty when it is public. */
+  readonly security: readonly string[];
+  readonly deprecated: boolean;
+  /** operationId of the operation that replaces a deprecated one (\`x-successor\`). */
+  readonly successor: OperationId | null;
+  /** When it was deprecated (\`x-deprecated-at\`, ISO 8601). */
+  readonly deprecatedAt: string | null;
+  /** Content types of the request body it accepts. */
+  readonly bodyContentTypes: readonly string[];
+  /** Query parameters that have a default in the spec (present in every validated request). */
+  readonly queryDefaults: readonly string[];
+}
+
+/** Per-operation metadata, keyed by operationId. */
+export const operationMeta = {
+${meta}
+} as const satisfies Record<OperationId, OperationMeta>;
+
+type ParametersIn<Op extends OperationId, Where extends 'path' | 'query' | 'header'> =
+  operations[Op]['parameters'] extends Partial<Record<Where, infer V>>
+    ? [NonNullable<V>] extends [never]
+      ? Record<string, never>
+      : NonNullable<V>
+    : Record<string, never>;
+
+type QueryDefaults<Op extends OperationId> = (typeof operationMeta)[Op]['queryDefaults'][number];
+
+/** The validated query: parameters with a default in the spec are always present. */
+type ValidatedQuery<Op extends OperationId> = ParametersIn<Op, 'query'> &
+  Required<Pick<ParametersIn<Op, 'query'>, Extract<QueryDefaults<Op>, keyof ParametersIn<Op, 'query'>>>>;
+
+type JsonBody<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+
+type RequestBodyOf<Op extends OperationId> = [NonNullable<operations[Op]['requestBody']>] extends [never]
+  ? undefined
+  : NonNullable<operations[Op]['requestBody']> extends { content: infer C }
+    ? C[keyof C] | (undefined extends operations[Op]['requestBody'] ? undefined : never)
+    : undefined;
+
+type SuccessStatus<Op extends OperationId> = Extract<keyof operations[Op]['responses'], 200 | 201 | 202 | 204>;
+
+/** What a handler receives: validated path parameters, query, headers and body of the operation. */
+export interface OperationRequest<Op extends OperationId> {
+  readonly params: ParametersIn<Op, 'path'>;
+  readonly query: ValidatedQuery<Op>;
+  readonly body: RequestBodyOf<Op>;
+  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+}
+
+/** What a handler answers: one of the operation's success statuses with its JSON body. Errors are thrown. */
+export type OperationReply<Op extends OperationId> = {
+  [S in SuccessStatus<Op>]: {
+    status: S;
+    body: JsonBody<operations[Op]['responses'][S]>;
+    headers?: Readonly<Record<string, string>>;
+  };
+}[SuccessStatus<Op>];
+
+/** The handler of one operation. \`Context\` is whatever the server passes (store, caller identity, clock…). */
+export type OperationHandler<Op extends OperationId, Context> = (
+  request: OperationRequest<Op>,
+  context: Context,
+) => Promise<OperationReply<Op>>;
+
+/** One handler per operation of the spec: a missing or extra handler, or a wrong reply, fails to compile. */
+export type HandlerMap<Context> = { readonly [Op in OperationId]: OperationHandler<Op, Context> };
+`;
+}
+
+function errorsModule(errors) {
+  const rows = errors
+    .map(
+      (e) =>
+        `  ${e.name}: { code: ${e.code}, status: ${e.status}, message: ${JSON.stringify(e.message)} },`,
+    )
+    .join('\n');
+  return `${HEADER}
+/** The error catalogue of the spec (components.schemas.ErrorCode), keyed by each code's stable name. */
+export const errorCatalogue = {
+${rows}
+} as const;
+
+export type ErrorName = keyof typeof errorCatalogue;
+export type ErrorCode = (typeof errorCatalogue)[ErrorName]['code'];
+`;
+}
+
+async function generate(specPath, outDir) {
+  const doc = bundleSpec(specPath);
+  const bundled = { 'x-generated': 'DO NOT EDIT. Bundled from spec/ by npm run generate.', ...doc };
+  const operations = collectOperations(doc);
+  const errors = collectErrors(doc);
+  const types = astToString(
+    await openapiTS(doc, { alphabetize: false, immutable: false, exportType: false, defaultNonNullable: true }),
+  );
+
+  mkdirSync(path.join(outDir, 'src'), { recursive: true });
+  writeFileSync(path.join(outDir, 'openapi.json'), `${JSON.stringify(bundled, null, 2)}\n`);
+  writeFileSync(path.join(outDir, 'src/schema.ts'), `${HEADER}\n${types}`);
+  writeFileSync(path.join(outDir, 'src/operations.ts'), operationsModule(operations));
+  writeFileSync(path.join(outDir, 'src/errors.ts'), errorsModule(errors));
+  writeFileSync(
+    path.join(outDir, 'src/index.ts'),
+    `${HEADER}
+export type { components, operations, paths } from './schema.js';
+export * from './operations.js';
+export * from './errors.js';
+`,
+  );
+  return { operations: operations.length, errors: errors.length };
+}
+
+const summary = await generate(path.resolve(args.spec), path.resolve(args.out));
+console.log(
+  `generated ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}: ${summary.operations} operations, ${summary.errors} error codes`,
+);

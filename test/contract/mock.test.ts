@@ -1,0 +1,59 @@
+/**
+ * Every contract scenario against the Prism mock of the spec. The mock validates each request against
+ * the spec and answers with the spec's examples: a scenario passes when the status is the expected one
+ * and the body is valid for it, which checks the scenarios, the examples and the spec together.
+ */
+import { describe, expect, inject, it } from 'vitest';
+import { errorCatalogue, type OperationId, operationMeta } from '@gateway/generated';
+import { scenarios } from '../scenarios/index.js';
+import { problemsWith, send } from '../src/run.js';
+import type { ScenarioContext } from '../src/scenario.js';
+import { spec } from '../src/spec.js';
+
+/** The mock accepts any well-formed bearer token and any well-formed password; it knows no real data. */
+const mockContext: ScenarioContext = {
+  bearer: async () => 'Bearer eyJhbGciOiJFZERTQSJ9.eyJhIjoiM1A5S1IzM1F5WHdmVFh2OGtLdE5HWll0Z0trM1JYU1VrMzYifQ.c2ln',
+  passwordGrant: async () => ({
+    grant_type: 'password',
+    scope: 'general',
+    username: '4KxUVD9NtyRJjU3BCvPgJSttoJX7cb3DMdDTNucLN121',
+    password: '1794402800:2Uo3FBnyDUKdDVkGchkr4HQzZpK7TeVqZd7C3rDZN1vjGR1HXhBm6A4LvkdyQX8xjS4F3DrWp2yhxEY5oxS7Ddvj',
+    client_id: 'waves.exchange',
+  }),
+  freshRefreshToken: async () => 'rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw',
+  movementId: async () => '0b7c4f52-3a1e-4c0f-9d8e-7a1b2c3d4e5f',
+};
+
+describe('contract scenarios against the mock', () => {
+  const forMock = scenarios.filter((s) => s.only !== 'server');
+  it.each(forMock.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
+    const answer = await send(inject('mockUrl'), scenario, mockContext);
+    expect(problemsWith(answer, scenario, 'mock')).toEqual([]);
+  });
+});
+
+describe('the scenario table covers the spec', () => {
+  const ids = Object.keys(operationMeta) as OperationId[];
+  it.each(ids)('%s has a success and a failure scenario', (id) => {
+    const own = scenarios.filter((s) => s.operationId === id);
+    expect(own.some((s) => s.expect.status < 300)).toBe(true);
+    expect(own.some((s) => s.expect.status >= 400)).toBe(true);
+  });
+  it('every protected operation has a 401 scenario', () => {
+    const protectedIds = ids.filter((id) => operationMeta[id].security.length > 0);
+    const missing = protectedIds.filter((id) => !scenarios.some((s) => s.operationId === id && s.expect.status === 401));
+    expect(missing).toEqual([]);
+  });
+  it('every expected error code has the status the catalogue gives it', () => {
+    const wrong = scenarios
+      .filter((s) => s.expect.code !== undefined)
+      .filter((s) => Object.values(errorCatalogue).find((e) => e.code === s.expect.code)?.status !== s.expect.status)
+      .map((s) => s.name);
+    expect(wrong).toEqual([]);
+  });
+  it('the spec has the 17 operations of the interface', () => {
+    const inSpec = Object.values(spec.paths).flatMap((item) => Object.keys(item).filter((k) => k !== 'parameters'));
+    expect(inSpec).toHaveLength(17);
+    expect(ids).toHaveLength(17);
+  });
+});

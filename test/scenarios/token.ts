@@ -1,0 +1,91 @@
+import { form, type Scenario } from '../src/scenario.js';
+
+const path = '/v1/oauth2/token';
+
+export const tokenScenarios: Scenario[] = [
+  {
+    name: 'password grant in a form body issues a token pair',
+    operationId: 'createToken',
+    request: async (ctx) => ({ method: 'POST', path, body: form(await ctx.passwordGrant()) }),
+    expect: { status: 200, headers: { 'cache-control': /no-store/ } },
+  },
+  {
+    name: 'password grant in the query string with an empty JSON body (deployed clients) issues a token pair',
+    operationId: 'createToken',
+    request: async (ctx) => ({
+      method: 'POST',
+      path,
+      query: await ctx.passwordGrant(),
+      body: { contentType: 'application/json', text: '' },
+    }),
+    expect: { status: 200 },
+  },
+  {
+    name: 'refresh_token grant reissues a token pair',
+    operationId: 'createToken',
+    request: async (ctx) => ({
+      method: 'POST',
+      path,
+      body: form({
+        grant_type: 'refresh_token',
+        scope: 'general',
+        client_id: 'waves.exchange',
+        refresh_token: await ctx.freshRefreshToken(),
+      }),
+    }),
+    expect: { status: 200 },
+  },
+  {
+    name: 'a form body without grant_type is refused',
+    operationId: 'createToken',
+    request: { method: 'POST', path, body: form({ scope: 'general', client_id: 'waves.exchange' }) },
+    expect: { status: 400, code: 10201 },
+  },
+  {
+    name: 'an unknown grant_type is refused',
+    operationId: 'createToken',
+    request: {
+      method: 'POST',
+      path,
+      body: form({ grant_type: 'client_credentials', scope: 'general', client_id: 'waves.exchange' }),
+    },
+    expect: { status: 400, code: 10201 },
+  },
+  {
+    name: 'a refresh token that was never issued is refused',
+    operationId: 'createToken',
+    request: {
+      method: 'POST',
+      path,
+      headers: { Prefer: 'code=400' },
+      body: form({
+        grant_type: 'refresh_token',
+        scope: 'general',
+        client_id: 'waves.exchange',
+        refresh_token: 'rt_NeverIssuedNeverIssuedNeverIssuedNeverIss',
+      }),
+    },
+    expect: { status: 400, code: 11308 },
+  },
+  {
+    name: 'a text/plain body is refused as an unsupported media type',
+    operationId: 'createToken',
+    request: { method: 'POST', path, body: { contentType: 'text/plain', text: 'grant_type=password' } },
+    expect: { status: 415, code: 10800 },
+    only: 'server',
+  },
+  {
+    name: 'a body over 16 KiB is refused',
+    operationId: 'createToken',
+    request: { method: 'POST', path, body: form({ grant_type: 'password', padding: 'x'.repeat(20_000) }) },
+    expect: { status: 413, code: 11000 },
+    only: 'server',
+  },
+  {
+    name: 'GET on the token endpoint is not allowed',
+    operationId: 'createToken',
+    request: { method: 'GET', path },
+    expect: { status: 405, code: 10700 },
+    only: 'server',
+  },
+];

@@ -1,0 +1,88 @@
+/**
+ * Starts and stops Prism (the mock, or the validating proxy in front of a real server) for tests and
+ * scripts. Prism runs as a child process of this Node, on a free loopback port.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+const PRISM_CLI = path.join(path.dirname(require.resolve('@stoplight/prism-cli/package.json')), 'dist/index.js');
+export const BUNDLED_SPEC = fileURLToPath(new URL('../../generated/openapi.json', import.meta.url));
+
+export interface RunningPrism {
+  readonly url: string;
+  stop(): Promise<void>;
+}
+
+export type PrismMode =
+  | { kind: 'mock'; dynamic?: boolean }
+  /** `prism proxy --errors`: a response that breaks the spec becomes a 500 listing the violations. */
+  | { kind: 'proxy'; upstream: string };
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function waitForPort(port: number, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`prism exited with ${child.exitCode}:\n${output()}`);
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1');
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve(true);
+      });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`prism did not listen on ${port} within ${timeoutMs} ms:\n${output()}`);
+}
+
+/** Starts Prism on `port` (a free one when omitted) and resolves once it accepts connections. */
+export async function startPrism(mode: PrismMode, options: { port?: number; spec?: string } = {}): Promise<RunningPrism> {
+  const port = options.port ?? (await freePort());
+  const spec = options.spec ?? BUNDLED_SPEC;
+  const args =
+    mode.kind === 'mock'
+      ? ['mock', spec, ...(mode.dynamic ? ['--dynamic'] : [])]
+      : ['proxy', spec, mode.upstream, '--errors'];
+  const child = spawn(process.execPath, [PRISM_CLI, ...args, '--host', '127.0.0.1', '--port', String(port), '-v', 'error'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const collect = (chunk: Buffer) => {
+    log = (log + chunk.toString()).slice(-8000);
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  try {
+    await waitForPort(port, child, () => log, 60_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
