@@ -211,10 +211,7 @@ export type HandlerMap<Context> = { readonly [Op in OperationId]: OperationHandl
 
 function errorsModule(errors) {
   const rows = errors
-    .map(
-      (e) =>
-        `  ${e.name}: { code: ${e.code}, status: ${e.status}, message: ${JSON.stringify(e.message)} },`,
-    )
+    .map((e) => `  ${e.name}: { code: ${e.code}, status: ${e.status}, message: ${JSON.stringify(e.message)} },`)
     .join('\n');
   return `${HEADER}
 /** The error catalogue of the spec (components.schemas.ErrorCode), keyed by each code's stable name. */

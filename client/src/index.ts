@@ -3,8 +3,9 @@
  * openapi-fetch with its parameters, bodies, replies and errors typed from the generated `paths`.
  * @see ../../spec/openapi.yaml
  */
-import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
+
 import type { paths } from '@gateway/generated';
+import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
 
 export type { components, operations, paths } from '@gateway/generated';
 

@@ -1301,7 +1301,7 @@ export interface components {
         RetryAfter: number;
         /**
          * @description RFC 9745 deprecation date of the operation (a structured date, `@` + Unix seconds).
-         * @example @1672531200
+         * @example @1685577600
          */
         Deprecation: string;
         /**

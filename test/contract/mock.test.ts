@@ -3,8 +3,9 @@
  * the spec and answers with the spec's examples: a scenario passes when the status is the expected one
  * and the body is valid for it, which checks the scenarios, the examples and the spec together.
  */
-import { describe, expect, inject, it } from 'vitest';
+
 import { errorCatalogue, type OperationId, operationMeta } from '@gateway/generated';
+import { describe, expect, inject, it } from 'vitest';
 import { scenarios } from '../scenarios/index.js';
 import { problemsWith, send } from '../src/run.js';
 import type { ScenarioContext } from '../src/scenario.js';
@@ -41,7 +42,9 @@ describe('the scenario table covers the spec', () => {
   });
   it('every protected operation has a 401 scenario', () => {
     const protectedIds = ids.filter((id) => operationMeta[id].security.length > 0);
-    const missing = protectedIds.filter((id) => !scenarios.some((s) => s.operationId === id && s.expect.status === 401));
+    const missing = protectedIds.filter(
+      (id) => !scenarios.some((s) => s.operationId === id && s.expect.status === 401),
+    );
     expect(missing).toEqual([]);
   });
   it('every expected error code has the status the catalogue gives it', () => {
@@ -55,5 +58,21 @@ describe('the scenario table covers the spec', () => {
     const inSpec = Object.values(spec.paths).flatMap((item) => Object.keys(item).filter((k) => k !== 'parameters'));
     expect(inSpec).toHaveLength(17);
     expect(ids).toHaveLength(17);
+  });
+});
+
+describe('the mock for frontend developers', () => {
+  it('answers a browser preflight for an authenticated call from another origin', async () => {
+    const response = await fetch(new URL('/v1/movements', inject('mockUrl')), {
+      method: 'OPTIONS',
+      headers: {
+        Origin: 'http://localhost:5173',
+        'Access-Control-Request-Method': 'GET',
+        'Access-Control-Request-Headers': 'authorization',
+      },
+    });
+    expect(response.status).toBeLessThan(300);
+    expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+    expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
   });
 });

@@ -3,7 +3,12 @@ import { prefer, type Scenario } from '../src/scenario.js';
 const trades = '/v1/addresses/3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36/trades/WAVES/USDT';
 
 export const publicScenarios: Scenario[] = [
-  { name: 'platforms, first page', operationId: 'listPlatforms', request: { path: '/v1/platforms' }, expect: { status: 200 } },
+  {
+    name: 'platforms, first page',
+    operationId: 'listPlatforms',
+    request: { path: '/v1/platforms' },
+    expect: { status: 200 },
+  },
   {
     name: 'platforms with a token that is not valid (deployed clients send one): still public',
     operationId: 'listPlatforms',
@@ -43,13 +48,23 @@ export const publicScenarios: Scenario[] = [
     expect: { status: 406, code: 10900 },
     only: 'server',
   },
-  { name: 'trades of an address for a pair', operationId: 'listTrades', request: { path: trades }, expect: { status: 200 } },
+  {
+    name: 'trades of an address for a pair',
+    operationId: 'listTrades',
+    request: { path: trades },
+    expect: { status: 200 },
+  },
   {
     name: 'trades in a time range, oldest first, 2 a page',
     operationId: 'listTrades',
     request: {
       path: trades,
-      query: { timestamp__gte: '2021-08-01T00:00:00Z', timestamp__lt: '2021-09-01T00:00:00+02:00', sort: 'asc', limit: '2' },
+      query: {
+        timestamp__gte: '2021-08-01T00:00:00Z',
+        timestamp__lt: '2021-09-01T00:00:00+02:00',
+        sort: 'asc',
+        limit: '2',
+      },
     },
     expect: { status: 200 },
   },

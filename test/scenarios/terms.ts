@@ -1,5 +1,5 @@
-import { prefer, type Scenario } from '../src/scenario.js';
 import type { OperationId } from '@gateway/generated';
+import { prefer, type Scenario } from '../src/scenario.js';
 
 const deprecation = { deprecation: /^@\d+$/, link: /rel="successor-version"/ };
 
@@ -10,7 +10,12 @@ function termsScenarios(
 ): Scenario[] {
   const list = `/v1/${base}/currencies`;
   return [
-    { name: `${base} currency list: first page`, operationId: ids.list, request: { path: list }, expect: { status: 200 } },
+    {
+      name: `${base} currency list: first page`,
+      operationId: ids.list,
+      request: { path: list },
+      expect: { status: 200 },
+    },
     {
       name: `${base} currency list: limit and offset within bounds`,
       operationId: ids.list,

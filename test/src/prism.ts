@@ -30,7 +30,9 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -54,16 +56,23 @@ async function waitForPort(port: number, child: ChildProcess, output: () => stri
 }
 
 /** Starts Prism on `port` (a free one when omitted) and resolves once it accepts connections. */
-export async function startPrism(mode: PrismMode, options: { port?: number; spec?: string } = {}): Promise<RunningPrism> {
+export async function startPrism(
+  mode: PrismMode,
+  options: { port?: number; spec?: string } = {},
+): Promise<RunningPrism> {
   const port = options.port ?? (await freePort());
   const spec = options.spec ?? BUNDLED_SPEC;
   const args =
     mode.kind === 'mock'
       ? ['mock', spec, ...(mode.dynamic ? ['--dynamic'] : [])]
       : ['proxy', spec, mode.upstream, '--errors'];
-  const child = spawn(process.execPath, [PRISM_CLI, ...args, '--host', '127.0.0.1', '--port', String(port), '-v', 'error'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [PRISM_CLI, ...args, '--host', '127.0.0.1', '--port', String(port), '-v', 'error'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let log = '';
   const collect = (chunk: Buffer) => {
     log = (log + chunk.toString()).slice(-8000);

@@ -1,7 +1,8 @@
 /** Sends a scenario's request to a target and checks the answer against the scenario and the spec. */
+
+import { operationMeta } from '@gateway/generated';
 import type { Scenario, ScenarioContext, ScenarioRequest, Target } from './scenario.js';
 import { errorBodyProblems, errorCodeProblems, responseProblems } from './spec.js';
-import { operationMeta } from '@gateway/generated';
 
 export interface Answer {
   status: number;

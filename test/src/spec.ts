@@ -3,9 +3,9 @@
  * operation and status.
  */
 import { readFileSync } from 'node:fs';
+import { errorCatalogue, type OperationId, operationMeta } from '@gateway/generated';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { errorCatalogue, type OperationId, operationMeta } from '@gateway/generated';
 import { BUNDLED_SPEC } from './prism.js';
 
 type Json = Record<string, unknown>;
@@ -49,7 +49,16 @@ export function responseProblems(operationId: OperationId, status: number, body:
   const ref = `${SPEC_ID}#/${
     typeof documented.$ref === 'string'
       ? `${(documented.$ref as string).slice(2)}/content/application~1json/schema`
-      : pointer('paths', meta.path, meta.method.toLowerCase(), 'responses', String(status), 'content', 'application/json', 'schema')
+      : pointer(
+          'paths',
+          meta.path,
+          meta.method.toLowerCase(),
+          'responses',
+          String(status),
+          'content',
+          'application/json',
+          'schema',
+        )
   }`;
   const validate = ajv.getSchema(ref);
   if (!validate) return [`no schema at ${ref}`];
