@@ -3,17 +3,20 @@
  * operation and status.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { errorCatalogue, type OperationId, operationMeta } from '@gateway/generated';
-import Ajv2020 from 'ajv/dist/2020.js';
-import addFormats from 'ajv-formats';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { BUNDLED_SPEC } from './prism.js';
+
+// ajv-formats is CommonJS whose module.exports is the plugin itself.
+const addFormats: typeof import('ajv-formats').default = createRequire(import.meta.url)('ajv-formats');
 
 type Json = Record<string, unknown>;
 export const spec = JSON.parse(readFileSync(BUNDLED_SPEC, 'utf8')) as Json & { paths: Record<string, Json> };
 const SPEC_ID = 'https://gateway.local/openapi.json';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
-addFormats.default(ajv);
+addFormats(ajv);
 ajv.addSchema(spec, SPEC_ID);
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
