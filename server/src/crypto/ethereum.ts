@@ -1,0 +1,77 @@
+/**
+ * Ethereum-style accounts: addresses (EIP-55) and the EIP-712 signature that the ledger's MetaMask
+ * provider makes over the token message (LEDGER-CRYPTO.md).
+ */
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { bytesToHex, hexToBytes } from '@noble/curves/utils.js';
+import { keccak256 } from './hashing.js';
+
+export const ETH_ADDRESS_LENGTH = 20;
+export const ETH_SIGNATURE_LENGTH = 65;
+const HALF_N = secp256k1.Point.Fn.ORDER >> 1n;
+const utf8 = (text: string) => new TextEncoder().encode(text);
+
+/** EIP-55 mixed-case checksum form of a 20-byte address. */
+export function toChecksumAddress(address: Uint8Array): string {
+  const hex = bytesToHex(address);
+  const hash = bytesToHex(keccak256(utf8(hex)));
+  let out = '0x';
+  for (let i = 0; i < hex.length; i++) {
+    const c = hex.charAt(i);
+    out += Number.parseInt(hash.charAt(i), 16) >= 8 ? c.toUpperCase() : c;
+  }
+  return out;
+}
+
+/**
+ * The 20 bytes of a `0x` address, or null. All-lowercase and all-uppercase forms carry no checksum;
+ * a mixed-case form must carry a valid EIP-55 checksum.
+ */
+export function parseEthAddress(text: string): Uint8Array | null {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(text)) return null;
+  const body = text.slice(2);
+  const bytes = hexToBytes(body.toLowerCase());
+  const mixed = body !== body.toLowerCase() && body !== body.toUpperCase();
+  if (mixed && toChecksumAddress(bytes) !== text) return null;
+  return bytes;
+}
+
+/** The EIP-712 digest of `{ domain: { chainId }, primaryType: Message, message: { text } }`. */
+export function eip712Digest(text: string, chainId: number): Uint8Array {
+  const domainType = keccak256(utf8('EIP712Domain(uint256 chainId)'));
+  const messageType = keccak256(utf8('Message(string text)'));
+  const chainWord = new Uint8Array(32);
+  new DataView(chainWord.buffer).setUint32(28, chainId, false);
+  const domainSeparator = keccak256(concat(domainType, chainWord));
+  const structHash = keccak256(concat(messageType, keccak256(utf8(text))));
+  return keccak256(concat(Uint8Array.of(0x19, 0x01), domainSeparator, structHash));
+}
+
+/**
+ * The address that made a 65-byte `r ‖ s ‖ v` signature of `digest`, or null. High-s signatures (the
+ * malleable twin of every signature) are refused. Never throws.
+ */
+export function recoverSigner(digest: Uint8Array, signature: Uint8Array): Uint8Array | null {
+  if (signature.length !== ETH_SIGNATURE_LENGTH) return null;
+  const v = signature[64] ?? 0;
+  const recovery = v >= 27 ? v - 27 : v;
+  if (recovery !== 0 && recovery !== 1) return null;
+  try {
+    const sig = secp256k1.Signature.fromBytes(signature.subarray(0, 64), 'compact');
+    if (sig.s > HALF_N || sig.r === 0n || sig.s === 0n) return null;
+    const point = sig.addRecoveryBit(recovery).recoverPublicKey(digest);
+    return keccak256(point.toBytes(false).subarray(1)).subarray(12);
+  } catch {
+    return null;
+  }
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let offset = 0;
+  for (const p of parts) {
+    out.set(p, offset);
+    offset += p.length;
+  }
+  return out;
+}

@@ -1,0 +1,150 @@
+/**
+ * Migrations, the same for SQLite and PostgreSQL. Every list query is a keyset scan over one of the
+ * indexes created here (see docs in the README's "Store" section).
+ */
+import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+
+const initial: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('platforms')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('name', 'text', (c) => c.notNull())
+      .addColumn('address_kind', 'text', (c) => c.notNull())
+      .addColumn('xpub', 'text', (c) => c.notNull())
+      .addColumn('network', 'text')
+      .execute();
+    await db.schema
+      .createTable('currencies')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('chain_asset_id', 'text', (c) => c.notNull())
+      .addColumn('decimals', 'integer', (c) => c.notNull())
+      .addColumn('default_platform_id', 'text', (c) => c.notNull().references('platforms.id'))
+      .execute();
+    await db.schema
+      .createTable('currency_terms')
+      .addColumn('direction', 'text', (c) => c.notNull())
+      .addColumn('currency_id', 'text', (c) => c.notNull().references('currencies.id'))
+      .addColumn('platform_id', 'text', (c) => c.notNull().references('platforms.id'))
+      .addColumn('platform_asset_id', 'text', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('min_amount', 'text', (c) => c.notNull())
+      .addColumn('max_amount', 'text', (c) => c.notNull())
+      .addColumn('fee_flat', 'text', (c) => c.notNull())
+      .addColumn('fee_rate', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('currency_terms_pk', ['direction', 'currency_id', 'platform_id'])
+      .execute();
+    await db.schema
+      .createIndex('currency_terms_by_platform')
+      .on('currency_terms')
+      .columns(['platform_id', 'currency_id'])
+      .execute();
+    await db.schema
+      .createTable('staking_yields')
+      .addColumn('currency_id', 'text', (c) => c.primaryKey())
+      .addColumn('apy', 'text', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('movements')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('account', 'text', (c) => c.notNull())
+      .addColumn('direction', 'text', (c) => c.notNull())
+      .addColumn('status', 'text', (c) => c.notNull())
+      .addColumn('source_platform_id', 'text', (c) => c.notNull())
+      .addColumn('destination_platform_id', 'text', (c) => c.notNull())
+      .addColumn('currency_id', 'text', (c) => c.notNull())
+      .addColumn('amount', 'text', (c) => c.notNull())
+      .addColumn('fee', 'text', (c) => c.notNull())
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .addColumn('recipient_address', 'text', (c) => c.notNull())
+      .addColumn('transactions', 'text', (c) => c.notNull())
+      .execute();
+    // GET /v1/movements: WHERE account = ? AND (created_at, id) < cursor ORDER BY created_at DESC, id DESC.
+    await db.schema
+      .createIndex('movements_by_account')
+      .on('movements')
+      .columns(['account', 'created_at', 'id'])
+      .execute();
+    await db.schema
+      .createTable('trades')
+      .addColumn('address', 'text', (c) => c.notNull())
+      .addColumn('id', 'text', (c) => c.notNull())
+      .addColumn('amount_currency_id', 'text', (c) => c.notNull())
+      .addColumn('price_currency_id', 'text', (c) => c.notNull())
+      .addColumn('type', 'text', (c) => c.notNull())
+      .addColumn('timestamp', 'text', (c) => c.notNull())
+      .addColumn('amount', 'text', (c) => c.notNull())
+      .addColumn('price', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('trades_pk', ['address', 'id'])
+      .execute();
+    // GET trades: WHERE address, pair AND timestamp range AND (timestamp, id) beyond cursor, in either order.
+    await db.schema
+      .createIndex('trades_by_pair_and_time')
+      .on('trades')
+      .columns(['address', 'amount_currency_id', 'price_currency_id', 'timestamp', 'id'])
+      .execute();
+  },
+};
+
+const accounts: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('deposit_addresses')
+      .addColumn('account', 'text', (c) => c.notNull())
+      .addColumn('platform_id', 'text', (c) => c.notNull().references('platforms.id'))
+      .addColumn('child_index', 'integer', (c) => c.notNull())
+      .addColumn('address', 'text', (c) => c.notNull().unique())
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addPrimaryKeyConstraint('deposit_addresses_pk', ['account', 'platform_id'])
+      .addUniqueConstraint('deposit_addresses_index_unique', ['platform_id', 'child_index'])
+      .execute();
+    await db.schema
+      .createTable('withdrawal_addresses')
+      .addColumn('proxy_index', 'integer', (c) => c.notNull().primaryKey())
+      .addColumn('account', 'text', (c) => c.notNull())
+      .addColumn('currency_id', 'text', (c) => c.notNull())
+      .addColumn('destination', 'text', (c) => c.notNull())
+      .addColumn('platform_id', 'text', (c) => c.notNull())
+      .addColumn('proxy_address', 'text', (c) => c.notNull().unique())
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .addUniqueConstraint('withdrawal_addresses_route_unique', ['account', 'currency_id', 'destination', 'platform_id'])
+      .execute();
+    await db.schema
+      .createTable('token_families')
+      .addColumn('id', 'text', (c) => c.primaryKey())
+      .addColumn('account', 'text', (c) => c.notNull())
+      .addColumn('revoked_at', 'text')
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .execute();
+    await db.schema
+      .createTable('refresh_tokens')
+      .addColumn('token_hash', 'text', (c) => c.primaryKey())
+      .addColumn('family_id', 'text', (c) => c.notNull().references('token_families.id'))
+      .addColumn('claims', 'text', (c) => c.notNull())
+      .addColumn('expires_at', 'text', (c) => c.notNull())
+      .addColumn('used_at', 'text')
+      .addColumn('created_at', 'text', (c) => c.notNull())
+      .execute();
+    await db.schema.createIndex('refresh_tokens_by_family').on('refresh_tokens').column('family_id').execute();
+  },
+};
+
+export const migrations: Record<string, Migration> = {
+  '0001_catalogue_and_feeds': initial,
+  '0002_accounts_and_tokens': accounts,
+};
+
+class StaticProvider implements MigrationProvider {
+  async getMigrations() {
+    return migrations;
+  }
+}
+
+/** Applies every pending migration; safe to run from several instances at once (the migrator locks). */
+export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new StaticProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,116 @@
+/** Table types of the store. Amounts are canonical decimal text; times are UTC ISO 8601 text with ms. */
+export type Direction = 'deposit' | 'withdrawal';
+
+export interface PlatformTable {
+  id: string;
+  name: string;
+  /** How the platform's addresses look: `evm` (0x, EIP-55) or `bitcoin` (bech32 P2WPKH). */
+  address_kind: string;
+  /** Extended public key (BIP32) that deposit addresses derive from. */
+  xpub: string;
+  /** `mainnet` or `testnet` (bitcoin); null for EVM. */
+  network: string | null;
+}
+
+export interface CurrencyTable {
+  id: string;
+  chain_asset_id: string;
+  decimals: number;
+  default_platform_id: string;
+}
+
+export interface CurrencyTermsTable {
+  direction: Direction;
+  currency_id: string;
+  platform_id: string;
+  platform_asset_id: string;
+  status: 'active' | 'inactive';
+  min_amount: string;
+  max_amount: string;
+  fee_flat: string;
+  fee_rate: string;
+}
+
+export interface StakingYieldTable {
+  currency_id: string;
+  apy: string;
+}
+
+export interface MovementTable {
+  id: string;
+  account: string;
+  direction: Direction;
+  status: string;
+  source_platform_id: string;
+  destination_platform_id: string;
+  currency_id: string;
+  amount: string;
+  fee: string;
+  created_at: string;
+  updated_at: string;
+  recipient_address: string;
+  /** JSON array of `{transaction_id, platform_id}`. */
+  transactions: string;
+}
+
+export interface TradeTable {
+  address: string;
+  id: string;
+  amount_currency_id: string;
+  price_currency_id: string;
+  type: 'buy' | 'sell';
+  timestamp: string;
+  amount: string;
+  price: string;
+}
+
+export interface DepositAddressTable {
+  account: string;
+  platform_id: string;
+  /** BIP32 child index under the platform's extended public key; unique per platform. */
+  child_index: number;
+  address: string;
+  created_at: string;
+}
+
+export interface WithdrawalAddressTable {
+  account: string;
+  currency_id: string;
+  destination: string;
+  platform_id: string;
+  /** Account nonce under the proxy seed; allocated once, unique. */
+  proxy_index: number;
+  proxy_address: string;
+  created_at: string;
+}
+
+export interface TokenFamilyTable {
+  id: string;
+  account: string;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+export interface RefreshTokenTable {
+  /** SHA-256 of the token, hex; the token itself is never stored. */
+  token_hash: string;
+  family_id: string;
+  /** The access-token claims this refresh token reissues (JSON). */
+  claims: string;
+  expires_at: string;
+  used_at: string | null;
+  created_at: string;
+}
+
+export interface Database {
+  platforms: PlatformTable;
+  currencies: CurrencyTable;
+  currency_terms: CurrencyTermsTable;
+  staking_yields: StakingYieldTable;
+  movements: MovementTable;
+  trades: TradeTable;
+  deposit_addresses: DepositAddressTable;
+  withdrawal_addresses: WithdrawalAddressTable;
+  token_families: TokenFamilyTable;
+  refresh_tokens: RefreshTokenTable;
+}

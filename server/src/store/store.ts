@@ -1,0 +1,67 @@
+/**
+ * Opens the store: SQLite (better-sqlite3, a file, the embedded default) or PostgreSQL when the URL is a
+ * postgres URL. The same Kysely queries and migrations serve both.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import { migrateToLatest } from './migrations.js';
+import type { Database } from './schema.js';
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Store {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  /** Applies pending migrations; returns their names. */
+  migrate(): Promise<string[]>;
+  /** True when the database answers. */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
+
+/** The file of a `sqlite:` / `file:` URL or a plain path; `:memory:` for an in-memory database. */
+export function sqlitePath(url: string): string {
+  const bare = url.replace(/^(sqlite|file):(\/\/)?/i, '');
+  return bare === ':memory:' ? bare : path.resolve(bare);
+}
+
+export function openStore(url: string, options: { poolSize?: number } = {}): Store {
+  if (isPostgresUrl(url)) {
+    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5000 });
+    // An idle client losing its connection (database restart) must not crash the process.
+    pool.on('error', () => {});
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return storeOf(db, 'postgres');
+  }
+  const file = sqlitePath(url);
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return storeOf(db, 'sqlite');
+}
+
+function storeOf(db: Kysely<Database>, dialect: DialectName): Store {
+  return {
+    db,
+    dialect,
+    migrate: () => migrateToLatest(db as Kysely<unknown>),
+    async ping() {
+      try {
+        await db.selectNoFrom((eb) => eb.val(1).as('one')).execute();
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,160 @@
+import { randomBytes } from 'node:crypto';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { bytesToNumberLE, numberToBytesLE } from '@noble/curves/utils.js';
+import { sha512 } from '@noble/hashes/sha2.js';
+import bs58 from 'bs58';
+import { describe, expect, it } from 'vitest';
+import { addressFromPublicKey, isLedgerAddress } from '../../src/crypto/address.js';
+import { edwardsKeyOf, verifyLedgerSignature } from '../../src/crypto/curve25519.js';
+import { keyPairFromSeed } from '../../src/crypto/seed.js';
+import { reference } from '../support/oracle.js';
+
+const KAV_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
+const L = ed25519.Point.Fn.ORDER;
+const b58 = (bytes: Uint8Array) => bs58.encode(bytes);
+
+describe('keys and addresses', () => {
+  it('match the public known-answer vector', () => {
+    const keys = keyPairFromSeed(KAV_SEED, 0);
+    expect(b58(keys.publicKey)).toBe('4KxUVD9NtyRJjU3BCvPgJSttoJX7cb3DMdDTNucLN121');
+    expect(b58(keys.privateKey)).toBe('6zFSymZAoaua3gtJPbAUwM584tRETdKYdEG9BeEnZaGW');
+    expect(addressFromPublicKey(keys.publicKey, 'W')).toBe('3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36');
+    expect(addressFromPublicKey(keys.publicKey, 'T')).toBe('3MwJc5iX7QQGq5ciVFdNK7B5KSEGbUCVxDw');
+  });
+
+  it('match the reference library for 100 random seeds and nonces', () => {
+    for (let i = 0; i < 100; i++) {
+      const seed = reference.randomSeed(15);
+      const nonce = i % 5;
+      const theirs = reference.keyPair(reference.seedWithNonce(seed, nonce));
+      const ours = keyPairFromSeed(seed, nonce);
+      expect(b58(ours.publicKey)).toBe(theirs.publicKey);
+      expect(b58(ours.privateKey)).toBe(theirs.privateKey);
+      const chainId = i % 2 ? 'W' : 'T';
+      expect(addressFromPublicKey(ours.publicKey, chainId)).toBe(reference.address({ publicKey: theirs.publicKey }, chainId));
+    }
+  });
+
+  it('validates ledger addresses: checksum, version and chain id', () => {
+    const address = '3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36';
+    expect(isLedgerAddress(address, 'W')).toBe(true);
+    expect(isLedgerAddress(address, 'T')).toBe(false);
+    expect(isLedgerAddress('3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk37', 'W')).toBe(false);
+    expect(isLedgerAddress('3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk3O', 'W')).toBe(false);
+    expect(isLedgerAddress('', 'W')).toBe(false);
+  });
+});
+
+describe('ledger signatures', () => {
+  it('verify what the reference library signs (200 random messages) and nothing tampered', () => {
+    for (let i = 0; i < 200; i++) {
+      const seed = reference.randomSeed(15);
+      const keys = reference.keyPair(seed);
+      const message = randomBytes(1 + (i % 300));
+      const signature = bs58.decode(reference.signBytes(keys, message));
+      const publicKey = bs58.decode(keys.publicKey);
+      expect(verifyLedgerSignature(publicKey, message, signature)).toBe(true);
+      const tamperedMessage = Uint8Array.from(message);
+      tamperedMessage[i % message.length] = (tamperedMessage[i % message.length] ?? 0) ^ 1;
+      expect(verifyLedgerSignature(publicKey, tamperedMessage, signature)).toBe(false);
+      const tamperedSignature = Uint8Array.from(signature);
+      tamperedSignature[i % 32] = (tamperedSignature[i % 32] ?? 0) ^ 4;
+      expect(verifyLedgerSignature(publicKey, message, tamperedSignature)).toBe(false);
+    }
+  });
+
+  it('accept signatures the reference library verifies, for keys from seeds with nonces', () => {
+    const keys = reference.keyPair(reference.seedWithNonce(KAV_SEED, 3));
+    const message = new TextEncoder().encode('W:waves.exchange:1794402800');
+    const signature = reference.signBytes(keys, message);
+    expect(reference.verifySignature(keys.publicKey, message, signature)).toBe(true);
+    expect(verifyLedgerSignature(bs58.decode(keys.publicKey), message, bs58.decode(signature))).toBe(true);
+  });
+
+  it('refuse forgeries for small-order keys that the reference library accepts', () => {
+    // u = 0 ("1111…1" in base58) is the Edwards point (0, -1) of order 2: k·A is the identity whenever k is
+    // even, so (R = r·B, S = r) verifies for about half of all r, with no private key at all.
+    const zeroKey = new Uint8Array(32);
+    let forged = 0;
+    let refused = 0;
+    for (let tries = 0; tries < 40; tries++) {
+      const message = randomBytes(32);
+      const r = bytesToNumberLE(randomBytes(32)) % L;
+      const R = ed25519.Point.BASE.multiply(r).toBytes();
+      const signature = new Uint8Array(64);
+      signature.set(R);
+      signature.set(numberToBytesLE(r, 32), 32);
+      // The Edwards key of u = 0 is y = -1; the reference puts the key's sign bit in signature[63].
+      if (reference.verifySignature(b58(zeroKey), message, b58(signature))) {
+        forged++;
+        if (!verifyLedgerSignature(zeroKey, message, signature)) refused++;
+      }
+    }
+    expect(forged).toBeGreaterThan(0);
+    expect(refused).toBe(forged);
+  });
+
+  it('refuse every small-order and non-canonical key outright', () => {
+    const p = ed25519.Point.Fp.ORDER;
+    const smallOrder = [
+      0n,
+      1n,
+      p - 1n,
+      325606250916557431795983626356110631294008115727848805560023387167927233504n,
+      39382357235489614581723060781553021112529911719440698176882885853963445705823n,
+    ];
+    for (const u of smallOrder) expect(edwardsKeyOf(numberToBytesLE(u, 32))).toBeNull();
+    expect(edwardsKeyOf(numberToBytesLE(p, 32))).toBeNull();
+    expect(edwardsKeyOf(numberToBytesLE(p + 1n, 32))).toBeNull();
+  });
+
+  it('refuse a key with bit 255 set (another text for the same key, hence another address)', () => {
+    const keys = reference.keyPair(KAV_SEED);
+    const message = randomBytes(40);
+    const signature = bs58.decode(reference.signBytes(keys, message));
+    const publicKey = bs58.decode(keys.publicKey);
+    const aliased = Uint8Array.from(publicKey);
+    aliased[31] = (aliased[31] ?? 0) | 0x80;
+    expect(verifyLedgerSignature(publicKey, message, signature)).toBe(true);
+    expect(verifyLedgerSignature(aliased, message, signature)).toBe(false);
+  });
+
+  it('refuse a malleable signature (S + L) that still verifies arithmetically', () => {
+    const keys = reference.keyPair(KAV_SEED);
+    const message = randomBytes(40);
+    const signature = bs58.decode(reference.signBytes(keys, message));
+    const signBit = (signature[63] ?? 0) & 0x80;
+    const s = bytesToNumberLE(Uint8Array.from(signature.subarray(32), (b, i) => (i === 31 ? b & 0x7f : b)));
+    const malleable = Uint8Array.from(signature);
+    malleable.set(numberToBytesLE(s + L, 32), 32);
+    malleable[63] = (malleable[63] ?? 0) | signBit;
+    expect(verifyLedgerSignature(bs58.decode(keys.publicKey), message, signature)).toBe(true);
+    expect(verifyLedgerSignature(bs58.decode(keys.publicKey), message, malleable)).toBe(false);
+  });
+
+  it('refuse wrong lengths', () => {
+    const keys = reference.keyPair(KAV_SEED);
+    const message = randomBytes(10);
+    const signature = bs58.decode(reference.signBytes(keys, message));
+    const publicKey = bs58.decode(keys.publicKey);
+    expect(verifyLedgerSignature(publicKey.subarray(1), message, signature)).toBe(false);
+    expect(verifyLedgerSignature(publicKey, message, signature.subarray(1))).toBe(false);
+    expect(verifyLedgerSignature(publicKey, message, new Uint8Array([...signature, 0]))).toBe(false);
+  });
+
+  it('verifies a signature made with plain Ed25519 arithmetic on the clamped key (the ledger scheme)', () => {
+    // Independent re-derivation of the scheme with @noble/curves, deterministic variant.
+    const { privateKey, publicKey } = keyPairFromSeed(KAV_SEED, 0);
+    const a = bytesToNumberLE(privateKey) % L;
+    const A = ed25519.Point.BASE.multiply(a).toBytes();
+    const message = new TextEncoder().encode('hello ledger');
+    const r = bytesToNumberLE(sha512(new Uint8Array([...privateKey, ...message]))) % L;
+    const R = ed25519.Point.BASE.multiply(r).toBytes();
+    const k = bytesToNumberLE(sha512(new Uint8Array([...R, ...A, ...message]))) % L;
+    const S = (r + k * a) % L;
+    const signature = new Uint8Array([...R, ...numberToBytesLE(S, 32)]);
+    signature[63] = (signature[63] ?? 0) | ((A[31] ?? 0) & 0x80);
+    expect(verifyLedgerSignature(publicKey, message, signature)).toBe(true);
+    expect(reference.verifySignature(b58(publicKey), message, b58(signature))).toBe(true);
+  });
+});
