@@ -230,7 +230,13 @@ async function generate(specPath, outDir) {
   const operations = collectOperations(doc);
   const errors = collectErrors(doc);
   const types = astToString(
-    await openapiTS(doc, { alphabetize: false, immutable: false, exportType: false, defaultNonNullable: true }),
+    // openapi-typescript rewrites the document it is given (discriminators): give it a copy.
+    await openapiTS(structuredClone(doc), {
+      alphabetize: false,
+      immutable: false,
+      exportType: false,
+      defaultNonNullable: true,
+    }),
   );
 
   mkdirSync(path.join(outDir, 'src'), { recursive: true });

@@ -456,7 +456,7 @@ export interface components {
             token_type: "bearer";
             /**
              * @description Expiry of the access token as an absolute Unix time in seconds (not a duration). For the password
-             *     grant it is the expiry the user signed; a refresh keeps the same expiry.
+             *     grant it is the expiry the user signed; a refresh issues a token with the same lifetime, from now.
              * @example 1794402800
              */
             expires_in: number;
@@ -504,7 +504,7 @@ export interface components {
         };
         /**
          * TokenRequest
-         * @description A token request of either grant.
+         * @description A token request of either grant, told apart by the `const` of `grant_type`.
          * @example {
          *       "grant_type": "refresh_token",
          *       "scope": "general",

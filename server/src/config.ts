@@ -42,13 +42,21 @@ const schema = {
     },
     DATA_DIR: { type: 'string', minLength: 1, default: './data' },
     CHAIN_ID: { type: 'string', enum: ['W', 'T'], default: 'W' },
-    CLIENT_IDS: { type: 'string', pattern: '^[A-Za-z0-9._-]+(,[A-Za-z0-9._-]+)*$', default: 'waves.exchange,wx.network' },
+    CLIENT_IDS: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9._-]+(,[A-Za-z0-9._-]+)*$',
+      default: 'waves.exchange,wx.network',
+    },
     TOKEN_SIGNING_KEY: { type: 'string', default: '' },
     REFRESH_TOKEN_TTL: { type: 'integer', minimum: 60, maximum: 31_536_000, default: 2_592_000 },
     PROXY_SEED: { type: 'string', default: '' },
     CURSOR_SECRET: { type: 'string', pattern: '^([0-9a-fA-F]{64,})?$', default: '' },
     DATABASE_POOL_SIZE: { type: 'integer', minimum: 1, maximum: 200, default: 10 },
-    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    LOG_LEVEL: {
+      type: 'string',
+      enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+      default: 'info',
+    },
   },
 } as const;
 

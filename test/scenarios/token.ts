@@ -39,7 +39,7 @@ export const tokenScenarios: Scenario[] = [
     name: 'a form body without grant_type is refused',
     operationId: 'createToken',
     request: { method: 'POST', path, body: form({ scope: 'general', client_id: 'waves.exchange' }) },
-    expect: { status: 400, code: 10201 },
+    expect: { status: 400, code: 10200 },
   },
   {
     name: 'an unknown grant_type is refused',
@@ -49,7 +49,7 @@ export const tokenScenarios: Scenario[] = [
       path,
       body: form({ grant_type: 'client_credentials', scope: 'general', client_id: 'waves.exchange' }),
     },
-    expect: { status: 400, code: 10201 },
+    expect: { status: 400, code: 11300 },
   },
   {
     name: 'a refresh token that was never issued is refused',

@@ -1,7 +1,6 @@
 /** Timestamps: stored and served as UTC ISO 8601 with milliseconds, which also sorts as text. */
 
-const ISO_WITH_ZONE =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|([+-])(\d{2}):(\d{2}))$/i;
+const ISO_WITH_ZONE = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|([+-])(\d{2}):(\d{2}))$/i;
 
 const daysIn = (year: number, month: number) => new Date(Date.UTC(year, month, 0)).getUTCDate();
 
@@ -13,7 +12,14 @@ export function normaliseTimestamp(value: unknown): string | null {
   if (typeof value !== 'string') return null;
   const m = ISO_WITH_ZONE.exec(value);
   if (!m) return null;
-  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const fraction = m[7] ? Number(`0${m[7]}`) : 0;
   const offsetHours = m[10] ? Number(m[10]) : 0;
   const offsetMinutes = m[11] ? Number(m[11]) : 0;

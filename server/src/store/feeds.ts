@@ -18,7 +18,10 @@ export interface TradeQuery {
 }
 
 /** A page of an address's trades for a pair, ordered by (timestamp, id) in `sort` order. */
-export async function listTrades(db: Kysely<Database>, q: TradeQuery): Promise<{ rows: TradeTable[]; hasNext: boolean }> {
+export async function listTrades(
+  db: Kysely<Database>,
+  q: TradeQuery,
+): Promise<{ rows: TradeTable[]; hasNext: boolean }> {
   let query = db
     .selectFrom('trades')
     .selectAll()
@@ -62,8 +65,14 @@ export function findMovement(db: Kysely<Database>, account: string, id: string):
   return db.selectFrom('movements').selectAll().where('id', '=', id).where('account', '=', account).executeTakeFirst();
 }
 
+/** The last row of each key: one statement may not upsert the same row twice (PostgreSQL refuses). */
+function lastOfEach<T>(rows: readonly T[], key: (row: T) => string): T[] {
+  return [...new Map(rows.map((row) => [key(row), row])).values()];
+}
+
 /** Upserts movements by id in one transaction: all of them are written, or none. */
-export async function upsertMovements(db: Kysely<Database>, rows: readonly MovementTable[]): Promise<void> {
+export async function upsertMovements(db: Kysely<Database>, batch: readonly MovementTable[]): Promise<void> {
+  const rows = lastOfEach(batch, (r) => r.id);
   if (rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
     await trx
@@ -90,7 +99,8 @@ export async function upsertMovements(db: Kysely<Database>, rows: readonly Movem
 }
 
 /** Upserts trades by (address, id) in one transaction: all of them are written, or none. */
-export async function upsertTrades(db: Kysely<Database>, rows: readonly TradeTable[]): Promise<void> {
+export async function upsertTrades(db: Kysely<Database>, batch: readonly TradeTable[]): Promise<void> {
+  const rows = lastOfEach(batch, (r) => `${r.address}\n${r.id}`);
   if (rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
     await trx

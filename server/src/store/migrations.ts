@@ -108,7 +108,12 @@ const accounts: Migration = {
       .addColumn('platform_id', 'text', (c) => c.notNull())
       .addColumn('proxy_address', 'text', (c) => c.notNull().unique())
       .addColumn('created_at', 'text', (c) => c.notNull())
-      .addUniqueConstraint('withdrawal_addresses_route_unique', ['account', 'currency_id', 'destination', 'platform_id'])
+      .addUniqueConstraint('withdrawal_addresses_route_unique', [
+        'account',
+        'currency_id',
+        'destination',
+        'platform_id',
+      ])
       .execute();
     await db.schema
       .createTable('token_families')

@@ -92,10 +92,7 @@ export interface PlatformRow {
   currencies: string[];
 }
 
-async function withCurrencies(
-  db: Kysely<Database>,
-  platforms: { id: string; name: string }[],
-): Promise<PlatformRow[]> {
+async function withCurrencies(db: Kysely<Database>, platforms: { id: string; name: string }[]): Promise<PlatformRow[]> {
   if (platforms.length === 0) return [];
   const pairs = await db
     .selectFrom('currency_terms')
@@ -120,7 +117,11 @@ export async function listPlatforms(
   db: Kysely<Database>,
   page: { limit: number; afterId: string | null },
 ): Promise<{ rows: PlatformRow[]; hasNext: boolean }> {
-  let query = db.selectFrom('platforms').select(['id', 'name']).orderBy('id').limit(page.limit + 1);
+  let query = db
+    .selectFrom('platforms')
+    .select(['id', 'name'])
+    .orderBy('id')
+    .limit(page.limit + 1);
   if (page.afterId !== null) query = query.where('id', '>', page.afterId);
   const rows = await query.execute();
   return { rows: await withCurrencies(db, rows.slice(0, page.limit)), hasNext: rows.length > page.limit };

@@ -31,7 +31,9 @@ describe('keys and addresses', () => {
       expect(b58(ours.publicKey)).toBe(theirs.publicKey);
       expect(b58(ours.privateKey)).toBe(theirs.privateKey);
       const chainId = i % 2 ? 'W' : 'T';
-      expect(addressFromPublicKey(ours.publicKey, chainId)).toBe(reference.address({ publicKey: theirs.publicKey }, chainId));
+      expect(addressFromPublicKey(ours.publicKey, chainId)).toBe(
+        reference.address({ publicKey: theirs.publicKey }, chainId),
+      );
     }
   });
 

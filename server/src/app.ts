@@ -1,0 +1,302 @@
+/**
+ * The application: the generated document mounted by fastify-openapi-glue over the handler map, one error
+ * handler that answers every failure with the spec's error body and catalogue code, and the store.
+ * `buildApp` never listens; `server.ts` does.
+ */
+import { createRequire } from 'node:module';
+import formbody from '@fastify/formbody';
+import { type OperationId, type OperationMeta, operationMeta } from '@gateway/generated';
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RouteOptions,
+} from 'fastify';
+import openapiGlue from 'fastify-openapi-glue';
+import type { Config } from './config.js';
+import type { Context, Services } from './context.js';
+import { createCursorCodec } from './domain/cursor.js';
+import { type Caller, verifyAccessToken } from './domain/tokens.js';
+import { ApiError, errorBody } from './errors.js';
+import { handlers } from './handlers/index.js';
+import { loadSecrets } from './secrets.js';
+import { openStore, type Store } from './store/store.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller?: Caller;
+  }
+  interface FastifyContextConfig {
+    operationId?: OperationId;
+  }
+}
+
+/** The bundled spec (generated). */
+export const specification = createRequire(import.meta.url)('@gateway/generated/openapi.json') as Record<
+  string,
+  unknown
+>;
+
+/** The body limit the spec states (16 KiB). */
+export const BODY_LIMIT = 16 * 1024;
+
+export interface AppOptions {
+  /** A store to use instead of opening `config.databaseUrl` (the app then does not close it). */
+  store?: Store;
+  /** The clock, milliseconds (tests move it). */
+  now?: () => number;
+}
+
+type AnyHandler = (
+  request: { params: unknown; query: unknown; body: unknown; headers: FastifyRequest['headers'] },
+  context: Context,
+) => Promise<{ status: number; body: unknown; headers?: Readonly<Record<string, string>> }>;
+
+/** `Deprecation` (RFC 9745) and `Link` to the successor, with the platform the reply was served on. */
+function deprecationHeaders(
+  meta: OperationMeta,
+  params: Record<string, string>,
+  body: unknown,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (meta.deprecatedAt) headers.deprecation = `@${Math.floor(Date.parse(meta.deprecatedAt) / 1000)}`;
+  if (meta.successor) {
+    const reply = body as { platform_id?: string; currency?: { platform_id?: string } };
+    const values: Record<string, string | undefined> = {
+      ...params,
+      platform: reply.platform_id ?? reply.currency?.platform_id,
+    };
+    const successor = operationMeta[meta.successor].path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+      encodeURIComponent(values[name] ?? ''),
+    );
+    headers.link = `<${successor}>; rel="successor-version"`;
+  }
+  return headers;
+}
+
+/** Whether an `Accept` header admits JSON (absent, or a range covering application/json with q > 0). */
+function acceptsJson(accept: string | undefined): boolean {
+  if (!accept) return true;
+  return accept.split(',').some((range) => {
+    const [type = '', ...parameters] = range.trim().toLowerCase().split(';');
+    const q = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (q && Number(q.slice(2)) === 0) return false;
+    return ['application/json', 'application/*', '*/*'].includes(type.trim());
+  });
+}
+
+const templateMatchers = Object.values(operationMeta).map((meta) => ({
+  method: meta.method,
+  pattern: new RegExp(`^${meta.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+}));
+
+/** The methods a path supports, for 405 (empty when no operation has the path). */
+function methodsAt(pathname: string): string[] {
+  const methods = templateMatchers.filter((m) => m.pattern.test(pathname)).map((m) => m.method);
+  return methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+}
+
+type JsonSchema = { oneOf?: JsonSchema[]; properties?: Record<string, { const?: unknown }> };
+type ValidationIssue = NonNullable<FastifyError['validation']>[number];
+
+/**
+ * For a body that fails a `oneOf` of branches told apart by a `const` property (the token request's
+ * `grant_type`), the issues of the branch the body's tag selects, or the error the tag itself is.
+ */
+function oneOfBranchIssues(
+  schema: JsonSchema | undefined,
+  body: unknown,
+  issues: ValidationIssue[],
+): ApiError | ValidationIssue[] {
+  const branches = schema?.oneOf;
+  if (!branches || typeof body !== 'object' || body === null) return issues;
+  const tag = Object.keys(branches[0]?.properties ?? {}).find((name) =>
+    branches.every((branch) => branch.properties?.[name]?.const !== undefined),
+  );
+  if (!tag) return issues;
+  const value = (body as Record<string, unknown>)[tag];
+  if (value === undefined) {
+    return new ApiError('missing_parameter', `body/${tag} is required`, { details: { parameter: tag } });
+  }
+  const index = branches.findIndex((branch) => branch.properties?.[tag]?.const === value);
+  if (index < 0) {
+    return tag === 'grant_type'
+      ? new ApiError('unsupported_grant_type')
+      : new ApiError('invalid_parameter', `body/${tag} is not one of the allowed values`, {
+          details: { parameter: tag },
+        });
+  }
+  const own = issues.filter((issue) => issue.schemaPath.startsWith(`#/oneOf/${index}/`));
+  return own.length > 0 ? own : issues;
+}
+
+/** The body schema a request was validated against, for its content type. */
+function bodySchemaOf(request: FastifyRequest | undefined): JsonSchema | undefined {
+  const body = request?.routeOptions.schema?.body as { content?: Record<string, { schema?: JsonSchema }> } | undefined;
+  const type = request?.headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return body?.content?.[type]?.schema;
+}
+
+/** Turns any failure into a catalogue error. */
+export function toApiError(error: FastifyError & { errors?: unknown[] }, request?: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.name === 'Unauthorized' || error.statusCode === 401) {
+    const cause = error.errors?.find((e) => e instanceof ApiError);
+    return cause instanceof ApiError ? cause : new ApiError('invalid_access_token');
+  }
+  if (error.validation) {
+    const issues =
+      error.validationContext === 'body'
+        ? oneOfBranchIssues(bodySchemaOf(request), request?.body, error.validation)
+        : error.validation;
+    if (issues instanceof ApiError) return issues;
+    const [first] = issues;
+    const where = error.validationContext ?? 'request';
+    const params = (first?.params ?? {}) as Record<string, unknown>;
+    const property =
+      (params.missingProperty as string | undefined) ?? first?.instancePath.split('/').filter(Boolean)[0] ?? where;
+    const missing = first?.keyword === 'required';
+    const message = `${where}/${property} ${missing ? 'is required' : (first?.message ?? 'is invalid')}`;
+    return new ApiError(missing ? 'missing_parameter' : 'invalid_parameter', message, {
+      details: { parameter: property },
+    });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('body_unreadable');
+  }
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /body|JSON/i.test(error.message))) {
+    return new ApiError('body_unreadable');
+  }
+  if (error.statusCode === 400) return new ApiError('invalid_parameter', 'The request is invalid');
+  return new ApiError('internal_error', 'Internal server error');
+}
+
+export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT,
+    logger: {
+      level: config.logLevel,
+      // Never log query strings (deployed clients send passwords there), headers or bodies.
+      serializers: {
+        req: (req) => ({ id: req.id, method: req.method, path: String(req.url).split('?')[0] }),
+        res: (res) => ({ statusCode: res.statusCode }),
+      },
+    },
+    requestIdHeader: 'x-request-id',
+  });
+
+  const store = options.store ?? openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  if (!options.store) app.addHook('onClose', () => store.close());
+  await store.migrate();
+  const secrets = loadSecrets(config, (message) => app.log.warn(message));
+  const services: Services = {
+    db: store.db,
+    config,
+    cursors: createCursorCodec(secrets.cursorSecret),
+    tokens: {
+      chainId: config.chainId,
+      clientIds: config.clientIds,
+      refreshTokenTtl: config.refreshTokenTtl,
+      signingKey: secrets.signingKey,
+      verifyingKey: secrets.verifyingKey,
+      keyId: secrets.keyId,
+    },
+    proxySeed: secrets.proxySeed,
+    now: options.now ?? Date.now,
+  };
+
+  app.addHook('onRequest', async (request) => {
+    if (!acceptsJson(request.headers.accept)) throw new ApiError('not_acceptable');
+    // An empty body is no body, whatever type it declares (deployed clients send an empty JSON body to the
+    // token endpoint with the parameters in the query string).
+    const { headers } = request;
+    const empty =
+      headers['content-length'] === '0' || (headers['content-length'] === undefined && !headers['transfer-encoding']);
+    if (empty && headers['content-type'] !== undefined) delete headers['content-type'];
+  });
+
+  await app.register(formbody, { bodyLimit: BODY_LIMIT });
+
+  // Fastify validates a body only in the content types the operation lists: refuse the others.
+  app.addHook('preValidation', async (request) => {
+    const operationId = request.routeOptions.config.operationId;
+    const contentType = request.headers['content-type'];
+    if (!operationId || contentType === undefined) return;
+    const accepted: readonly string[] = operationMeta[operationId].bodyContentTypes;
+    const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+    if (accepted.length > 0 && !accepted.includes(type)) throw new ApiError('unsupported_media_type');
+  });
+
+  // Set before the routes are mounted: route contexts take the handlers in force when they are created.
+  app.setNotFoundHandler(async (request, reply) => {
+    const pathname = request.url.split('?')[0] ?? '';
+    const methods = methodsAt(pathname);
+    if (methods.length > 0) {
+      return reply
+        .code(405)
+        .header('allow', methods.join(', '))
+        .send(errorBody('method_not_allowed', `Method ${request.method} is not allowed here`));
+    }
+    return reply.code(404).send(errorBody('route_not_found'));
+  });
+
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const apiError = toApiError(error, request);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (apiError.kind === 'invalid_access_token') {
+      reply.header('www-authenticate', 'Bearer realm="gateway", error="invalid_token"');
+    }
+    return reply.code(apiError.status).headers(apiError.headers).send(apiError.toBody());
+  });
+
+  // Glue spreads what the resolver returns over the route it builds; method and url are given exactly as
+  // glue makes them (`{param}` becomes `:param`), its schema is kept.
+  const routeOptions = (operationId: string, method: string, openapiPath: string): RouteOptions => {
+    if (!(operationId in handlers)) throw new Error(`no handler for operation ${operationId} of the spec`);
+    const id = operationId as OperationId;
+    const meta = operationMeta[id];
+    const handler = handlers[id] as unknown as AnyHandler;
+    const noStore = meta.security.length > 0 || id === 'createToken';
+    return {
+      method: method.toUpperCase() as RouteOptions['method'],
+      url: openapiPath.replace(/{(\w+)}/g, ':$1'),
+      config: { operationId: id },
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        if (noStore) reply.header('cache-control', 'no-store');
+        const result = await handler(
+          { params: request.params ?? {}, query: request.query ?? {}, body: request.body, headers: request.headers },
+          { ...services, caller: request.caller ?? null },
+        );
+        if (meta.deprecated) {
+          reply.headers(deprecationHeaders(meta, (request.params ?? {}) as Record<string, string>, result.body));
+        }
+        if (result.headers) reply.headers(result.headers);
+        return reply.code(result.status).send(result.body);
+      },
+    };
+  };
+
+  await app.register(openapiGlue, {
+    specification,
+    operationResolver: routeOptions,
+    securityHandlers: {
+      bearer: async (request: FastifyRequest) => {
+        request.caller = await verifyAccessToken(
+          request.headers.authorization,
+          services.tokens,
+          Math.floor(services.now() / 1000),
+        );
+      },
+    },
+  });
+
+  return app;
+}

@@ -1,0 +1,31 @@
+/** What every handler gets besides its request: the services of the app and, when signed in, the caller. */
+import type { Kysely } from 'kysely';
+import type { Config } from './config.js';
+import type { CursorCodec } from './domain/cursor.js';
+import type { Caller, TokenSettings } from './domain/tokens.js';
+import { ApiError } from './errors.js';
+import type { Database } from './store/schema.js';
+
+export interface Services {
+  db: Kysely<Database>;
+  config: Config;
+  cursors: CursorCodec;
+  tokens: TokenSettings;
+  proxySeed: string;
+  /** Current time, milliseconds since the epoch (injectable for tests). */
+  now(): number;
+}
+
+export interface Context extends Services {
+  /** The signed-in caller on protected operations (set by the bearer security handler). */
+  caller: Caller | null;
+}
+
+/** The caller of a protected operation; its absence is a 401. */
+export function callerOf(context: Context): Caller {
+  if (!context.caller) throw new ApiError('invalid_access_token');
+  return context.caller;
+}
+
+export const nowSeconds = (context: Services) => Math.floor(context.now() / 1000);
+export const nowIso = (context: Services) => new Date(context.now()).toISOString();

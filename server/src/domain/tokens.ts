@@ -1,0 +1,246 @@
+/**
+ * Access and refresh tokens. The password grant proves ownership of a ledger key (Curve25519) or of an
+ * Ethereum-style account (EIP-712) by a signature over `<chainId>:<client_id>:<expiry>`; the access token is
+ * an EdDSA JWT that expires at the signed expiry and is verified without the database; the refresh token
+ * is opaque, stored as a hash, rotated on use, and its reuse revokes the family.
+ * @see ../../../spec/paths/token.yaml
+ */
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { hexToBytes } from '@noble/curves/utils.js';
+import bs58 from 'bs58';
+import { type CryptoKey, errors as joseErrors, jwtVerify, type KeyObject, SignJWT } from 'jose';
+import type { Kysely } from 'kysely';
+import { addressFromEthAddress, addressFromPublicKey, type ChainId, chainIdByte } from '../crypto/address.js';
+import { PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, verifyLedgerSignature } from '../crypto/curve25519.js';
+import { ETH_SIGNATURE_LENGTH, eip712Digest, parseEthAddress, recoverSigner } from '../crypto/ethereum.js';
+import { ApiError } from '../errors.js';
+import { createTokenFamily, isFamilyActive, spendRefreshToken, storeRefreshToken } from '../store/accounts.js';
+import type { Database } from '../store/schema.js';
+
+/** The longest a signed expiry may lie ahead (one week), and the clock skew tolerated on top of it. */
+export const MAX_LIFETIME_SECONDS = 604_800;
+export const CLOCK_SKEW_SECONDS = 300;
+/** The ledger's "custom data, version 1" prefix of signed messages. */
+export const MESSAGE_PREFIX = Uint8Array.of(255, 255, 255, 1);
+const SCOPE = 'general';
+const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
+
+/** Who a valid access token speaks for. */
+export interface Caller {
+  /** The ledger address of the account. */
+  account: string;
+  /** The username the token was issued to: a base58 public key or a `0x` address. */
+  username: string;
+  clientId: string;
+}
+
+export interface TokenPair {
+  access_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+  refresh_token: string;
+}
+
+export interface TokenSettings {
+  chainId: ChainId;
+  clientIds: readonly string[];
+  refreshTokenTtl: number;
+  signingKey: CryptoKey | KeyObject;
+  verifyingKey: CryptoKey | KeyObject;
+  keyId: string;
+}
+
+/** The claims a refresh token reissues. */
+interface IssuedClaims {
+  a: string;
+  nb: ChainId;
+  user_name: string;
+  pk: string;
+  cid: string;
+  lt: number;
+}
+
+function decodeBase58(text: string, length: number): Uint8Array | null {
+  if (!BASE58.test(text) || text.length > 100) return null;
+  try {
+    const bytes = bs58.decode(text);
+    return bytes.length === length ? bytes : null;
+  } catch {
+    return null;
+  }
+}
+
+type Account =
+  | { kind: 'ledger'; publicKey: Uint8Array; address: string }
+  | { kind: 'ethereum'; ethAddress: Uint8Array; address: string };
+
+function accountOf(username: string, chainId: ChainId): Account {
+  if (username.startsWith('0x')) {
+    const ethAddress = parseEthAddress(username);
+    if (ethAddress) return { kind: 'ethereum', ethAddress, address: addressFromEthAddress(ethAddress, chainId) };
+  } else {
+    const publicKey = decodeBase58(username, PUBLIC_KEY_LENGTH);
+    if (publicKey) return { kind: 'ledger', publicKey, address: addressFromPublicKey(publicKey, chainId) };
+  }
+  throw new ApiError('invalid_username');
+}
+
+function signatureOf(text: string, account: Account): Uint8Array {
+  if (account.kind === 'ledger') {
+    const signature = decodeBase58(text, SIGNATURE_LENGTH);
+    if (signature) return signature;
+  } else if (/^0x[0-9a-fA-F]{130}$/.test(text)) {
+    return hexToBytes(text.slice(2));
+  } else {
+    const signature = decodeBase58(text, ETH_SIGNATURE_LENGTH);
+    if (signature) return signature;
+  }
+  throw new ApiError('invalid_password_format');
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+
+export interface PasswordGrant {
+  scope: string;
+  clientId: string;
+  username: string;
+  password: string;
+}
+
+/**
+ * Checks a password grant rule by rule, in the order of the catalogue, and returns the account it proves.
+ * The signed message is built from the exact expiry text that arrived.
+ */
+export function verifyPasswordGrant(grant: PasswordGrant, settings: TokenSettings, nowSeconds: number) {
+  if (grant.scope !== SCOPE) throw new ApiError('invalid_scope');
+  if (!settings.clientIds.includes(grant.clientId)) throw new ApiError('invalid_client');
+  const account = accountOf(grant.username, settings.chainId);
+  const match = /^(\d{1,12}):([^:]+)$/.exec(grant.password);
+  if (!match) throw new ApiError('invalid_password_format');
+  const [, expiryText = '', signatureText = ''] = match;
+  const signature = signatureOf(signatureText, account);
+  const expiry = Number(expiryText);
+  if (expiry <= nowSeconds) throw new ApiError('expiry_passed');
+  if (expiry > nowSeconds + MAX_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS) throw new ApiError('expiry_too_far');
+  const text = `${settings.chainId}:${grant.clientId}:${expiryText}`;
+  const valid =
+    account.kind === 'ledger'
+      ? verifyLedgerSignature(account.publicKey, concat(MESSAGE_PREFIX, new TextEncoder().encode(text)), signature)
+      : (() => {
+          const signer = recoverSigner(eip712Digest(text, chainIdByte(settings.chainId)), signature);
+          return signer !== null && sameBytes(signer, account.ethAddress);
+        })();
+  if (!valid) throw new ApiError('invalid_signature');
+  return { address: account.address, expiry };
+}
+
+const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+async function signAccessToken(claims: IssuedClaims, expiry: number, settings: TokenSettings, now: number) {
+  return new SignJWT({ ...claims, scope: [SCOPE] })
+    .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: settings.keyId })
+    .setSubject(claims.a)
+    .setIssuedAt(now)
+    .setExpirationTime(expiry)
+    .setJti(randomUUID())
+    .sign(settings.signingKey);
+}
+
+async function issuePair(
+  db: Kysely<Database>,
+  settings: TokenSettings,
+  claims: IssuedClaims,
+  familyId: string,
+  expiry: number,
+  now: number,
+): Promise<TokenPair> {
+  const refreshToken = `rt_${randomBytes(32).toString('base64url')}`;
+  await storeRefreshToken(db, {
+    tokenHash: hashToken(refreshToken),
+    familyId,
+    claims: JSON.stringify(claims),
+    expiresAt: iso(now + settings.refreshTokenTtl),
+    now: iso(now),
+  });
+  return {
+    access_token: await signAccessToken(claims, expiry, settings, now),
+    token_type: 'bearer',
+    expires_in: expiry,
+    refresh_token: refreshToken,
+  };
+}
+
+/** The password grant: verify, then issue an access token expiring at the signed expiry and a refresh token. */
+export async function issueForPassword(
+  db: Kysely<Database>,
+  settings: TokenSettings,
+  grant: PasswordGrant,
+  now: number,
+): Promise<TokenPair> {
+  const { address, expiry } = verifyPasswordGrant(grant, settings, now);
+  const claims: IssuedClaims = {
+    a: address,
+    nb: settings.chainId,
+    user_name: grant.username,
+    pk: grant.username,
+    cid: grant.clientId,
+    lt: expiry - now,
+  };
+  const familyId = randomUUID();
+  await createTokenFamily(db, familyId, address, iso(now));
+  return issuePair(db, settings, claims, familyId, expiry, now);
+}
+
+/** The refresh_token grant: spend the token once and issue a new pair with the same lifetime, from now. */
+export async function issueForRefreshToken(
+  db: Kysely<Database>,
+  settings: TokenSettings,
+  grant: { scope: string; clientId: string; refreshToken: string },
+  now: number,
+): Promise<TokenPair> {
+  if (grant.scope !== SCOPE) throw new ApiError('invalid_scope');
+  if (!settings.clientIds.includes(grant.clientId)) throw new ApiError('invalid_client');
+  if (!/^rt_[A-Za-z0-9_-]{43}$/.test(grant.refreshToken)) throw new ApiError('invalid_refresh_token');
+  const outcome = await spendRefreshToken(db, hashToken(grant.refreshToken), iso(now));
+  if (!outcome.ok) throw new ApiError('invalid_refresh_token');
+  const claims = JSON.parse(outcome.claims) as IssuedClaims;
+  if (claims.cid !== grant.clientId) throw new ApiError('invalid_refresh_token');
+  if (!(await isFamilyActive(db, outcome.familyId))) throw new ApiError('invalid_refresh_token');
+  return issuePair(db, settings, claims, outcome.familyId, now + claims.lt, now);
+}
+
+const unauthorized = () => new ApiError('invalid_access_token');
+
+/** The caller of a `Bearer` access token; any failure is the same 401 (code 10000). */
+export async function verifyAccessToken(
+  authorization: string | undefined,
+  settings: TokenSettings,
+  now: number,
+): Promise<Caller> {
+  const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i.exec(authorization ?? '');
+  if (!match?.[1] || match[1].length > 4096) throw unauthorized();
+  try {
+    const { payload } = await jwtVerify(match[1], settings.verifyingKey, {
+      algorithms: ['EdDSA'],
+      currentDate: new Date(now * 1000),
+      requiredClaims: ['exp', 'a', 'nb', 'cid', 'user_name', 'jti'],
+    });
+    if (payload.nb !== settings.chainId || typeof payload.a !== 'string') throw unauthorized();
+    return { account: payload.a, username: String(payload.user_name), clientId: String(payload.cid) };
+  } catch (error) {
+    if (error instanceof ApiError || error instanceof joseErrors.JOSEError || error instanceof TypeError) {
+      throw unauthorized();
+    }
+    throw error;
+  }
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

@@ -1,0 +1,115 @@
+/** The signed-in account's deposit addresses, withdrawal (proxy) addresses and movements. */
+import type { HandlerMap } from '@gateway/generated';
+import { type Context, callerOf, nowIso } from '../context.js';
+import { depositAddressFor, isValidDestination, proxyAddressFor } from '../domain/addresses.js';
+import { ApiError } from '../errors.js';
+import { depositAddressOf, proxyAddressOf } from '../store/accounts.js';
+import { findMovement, type Keyset, listMovements } from '../store/feeds.js';
+import { cursorPageInfo, decodeAfter } from './paging.js';
+import { depositCurrency, movement, withdrawalCurrency } from './present.js';
+import { termsOrNotFound } from './terms.js';
+
+async function platformAddressing(context: Context, platformId: string) {
+  const row = await context.db
+    .selectFrom('platforms')
+    .select(['address_kind', 'xpub', 'network'])
+    .where('id', '=', platformId)
+    .executeTakeFirstOrThrow();
+  return row;
+}
+
+async function depositAddresses(context: Context, currency: string, platform: string | 'default') {
+  const { account } = callerOf(context);
+  const terms = await termsOrNotFound(context, 'deposit', currency, platform);
+  if (terms.status !== 'active') {
+    throw new ApiError('operation_disabled', `Deposit of ${currency} on ${terms.platform_id} is inactive`, {
+      details: { currency, platform: terms.platform_id },
+    });
+  }
+  const addressing = await platformAddressing(context, terms.platform_id);
+  const address = await depositAddressOf(
+    context.db,
+    account,
+    terms.platform_id,
+    (index) => depositAddressFor(addressing, index),
+    nowIso(context),
+  );
+  return {
+    status: 200 as const,
+    body: { type: 'deposit_addresses' as const, currency: depositCurrency(terms), deposit_addresses: [address] },
+  };
+}
+
+async function withdrawalAddresses(
+  context: Context,
+  currency: string,
+  destination: string,
+  platform: string | 'default',
+) {
+  const { account } = callerOf(context);
+  const terms = await termsOrNotFound(context, 'withdrawal', currency, platform);
+  const addressing = await platformAddressing(context, terms.platform_id);
+  if (!isValidDestination(addressing, destination, context.config.chainId)) {
+    throw new ApiError('invalid_address', `address is not a valid ${terms.platform_id} address`, {
+      details: { parameter: 'address', platform: terms.platform_id },
+    });
+  }
+  if (terms.status !== 'active') {
+    throw new ApiError('operation_disabled', `Withdrawal of ${currency} on ${terms.platform_id} is inactive`, {
+      details: { currency, platform: terms.platform_id },
+    });
+  }
+  const { chainId } = context.config;
+  const proxy = await proxyAddressOf(
+    context.db,
+    { account, currencyId: currency, destination, platformId: terms.platform_id },
+    (index) => proxyAddressFor(context.proxySeed, index, chainId),
+    nowIso(context),
+  );
+  return {
+    status: 200 as const,
+    body: { type: 'withdrawal_addresses' as const, currency: withdrawalCurrency(terms), proxy_addresses: [proxy] },
+  };
+}
+
+type AccountHandlers = Pick<
+  HandlerMap<Context>,
+  | 'getDepositAddresses'
+  | 'getDepositAddressesOnDefaultPlatform'
+  | 'getWithdrawalAddresses'
+  | 'getWithdrawalAddressesOnDefaultPlatform'
+  | 'listMovements'
+  | 'getMovement'
+>;
+
+export const accountHandlers: AccountHandlers = {
+  getDepositAddresses: ({ params }, context) => depositAddresses(context, params.currency, params.platform),
+  getDepositAddressesOnDefaultPlatform: ({ params }, context) => depositAddresses(context, params.currency, 'default'),
+  getWithdrawalAddresses: ({ params }, context) =>
+    withdrawalAddresses(context, params.currency, params.address, params.platform),
+  getWithdrawalAddressesOnDefaultPlatform: ({ params }, context) =>
+    withdrawalAddresses(context, params.currency, params.address, 'default'),
+
+  async listMovements({ query }, context) {
+    const { account } = callerOf(context);
+    const scope = `movements|${account}`;
+    const after = decodeAfter(context, scope, query.after, 2) as Keyset | null;
+    const page = await listMovements(context.db, { account, limit: query.limit, after });
+    const last = page.rows.at(-1);
+    return {
+      status: 200,
+      body: {
+        type: 'list',
+        page_info: cursorPageInfo(context, scope, page.hasNext, last && [last.created_at, last.id]),
+        items: page.rows.map(movement),
+      },
+    };
+  },
+
+  async getMovement({ params }, context) {
+    const { account } = callerOf(context);
+    const row = await findMovement(context.db, account, params.id);
+    if (!row) throw new ApiError('movement_not_found');
+    return { status: 200, body: movement(row) };
+  },
+};

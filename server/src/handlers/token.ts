@@ -1,0 +1,45 @@
+/** POST /v1/oauth2/token: the password and refresh_token grants. */
+import type { HandlerMap } from '@gateway/generated';
+import { type Context, nowSeconds } from '../context.js';
+import { issueForPassword, issueForRefreshToken } from '../domain/tokens.js';
+import { ApiError } from '../errors.js';
+
+type Params = Record<string, string | undefined>;
+
+function required(params: Params, name: string): string {
+  const value = params[name];
+  if (value === undefined || value === '') {
+    throw new ApiError('missing_parameter', `Missing parameter ${name}`, { details: { parameter: name } });
+  }
+  return value;
+}
+
+export const tokenHandlers: Pick<HandlerMap<Context>, 'createToken'> = {
+  async createToken({ body, query }, context) {
+    // Deployed clients send the parameters in the query string with an empty body; a body wins when present.
+    const params: Params = body && Object.keys(body).length > 0 ? (body as Params) : (query as Params);
+    const grantType = required(params, 'grant_type');
+    const scope = required(params, 'scope');
+    const clientId = required(params, 'client_id');
+    const now = nowSeconds(context);
+    const pair =
+      grantType === 'password'
+        ? await issueForPassword(
+            context.db,
+            context.tokens,
+            { scope, clientId, username: required(params, 'username'), password: required(params, 'password') },
+            now,
+          )
+        : grantType === 'refresh_token'
+          ? await issueForRefreshToken(
+              context.db,
+              context.tokens,
+              { scope, clientId, refreshToken: required(params, 'refresh_token') },
+              now,
+            )
+          : (() => {
+              throw new ApiError('unsupported_grant_type');
+            })();
+    return { status: 200, body: pair };
+  },
+};

@@ -1,0 +1,4 @@
+export { type AppOptions, buildApp } from './app.js';
+export { type Config, loadConfig, testConfig } from './config.js';
+export { startServer } from './server.js';
+export { openStore, type Store } from './store/store.js';

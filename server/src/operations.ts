@@ -1,0 +1,65 @@
+/** What the operator commands do, without the command line: load a catalogue, import feeds, the demo. */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { ChainId } from './crypto/address.js';
+import { parseCatalogue } from './domain/catalogue.js';
+import { parseMovement, parseTrade } from './domain/feeds.js';
+import { applyCatalogue } from './store/catalogue.js';
+import { upsertMovements, upsertTrades } from './store/feeds.js';
+import { type ImportReport, importFeed } from './store/import.js';
+import type { Store } from './store/store.js';
+
+export type Progress = (done: number, phase: 'checked' | 'written') => void;
+
+export async function loadCatalogueFile(store: Store, file: string): Promise<void> {
+  await applyCatalogue(store.db, parseCatalogue(readFileSync(file, 'utf8')));
+}
+
+export async function importMovements(
+  store: Store,
+  file: string,
+  chainId: ChainId,
+  options: { batchSize?: number; progress?: Progress } = {},
+): Promise<ImportReport> {
+  const currencies = await store.db.selectFrom('currencies').select(['id', 'decimals']).execute();
+  const decimals = new Map(currencies.map((c) => [c.id, c.decimals]));
+  return importFeed(
+    file,
+    (line) => parseMovement(line, chainId, (id) => decimals.get(id)),
+    (batch) => upsertMovements(store.db, batch),
+    options,
+  );
+}
+
+export function importTrades(
+  store: Store,
+  file: string,
+  chainId: ChainId,
+  options: { batchSize?: number; progress?: Progress } = {},
+): Promise<ImportReport> {
+  return importFeed(
+    file,
+    (line) => parseTrade(line, chainId),
+    (batch) => upsertTrades(store.db, batch),
+    options,
+  );
+}
+
+/** The demo exchange shipped in server/demo (catalogue, movements and trades of the demo account). */
+export const demoFiles = {
+  catalogue: fileURLToPath(new URL('../demo/catalogue.yaml', import.meta.url)),
+  movements: fileURLToPath(new URL('../demo/movements.ndjson', import.meta.url)),
+  trades: fileURLToPath(new URL('../demo/trades.ndjson', import.meta.url)),
+};
+
+/** Loads the demo exchange when the store has no platform yet; returns whether it did. */
+export async function loadDemoIfEmpty(store: Store, chainId: ChainId): Promise<boolean> {
+  const any = await store.db.selectFrom('platforms').select('id').limit(1).executeTakeFirst();
+  if (any) return false;
+  await loadCatalogueFile(store, demoFiles.catalogue);
+  if (chainId === 'W') {
+    await importMovements(store, demoFiles.movements, chainId);
+    await importTrades(store, demoFiles.trades, chainId);
+  }
+  return true;
+}

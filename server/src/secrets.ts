@@ -1,0 +1,78 @@
+/**
+ * The server's secrets: the access-token signing key, the withdrawal proxy seed and the cursor secret.
+ * They come from configuration. In embedded mode, a missing one is generated once and kept in
+ * `<dataDir>/secrets.json` (mode 0600), with a warning: fine for one machine, not for production.
+ */
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+} from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from './config.js';
+
+export interface Secrets {
+  signingKey: KeyObject;
+  verifyingKey: KeyObject;
+  keyId: string;
+  proxySeed: string;
+  cursorSecret: Uint8Array;
+}
+
+interface StoredSecrets {
+  tokenSigningKey?: string;
+  proxySeed?: string;
+  cursorSecret?: string;
+}
+
+const generators: Required<{ [K in keyof StoredSecrets]: () => string }> = {
+  tokenSigningKey: () => generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+  proxySeed: () => randomBytes(32).toString('hex'),
+  cursorSecret: () => randomBytes(32).toString('hex'),
+};
+
+/** Resolves the secrets; `warn` is told which ones were generated or read from the data folder. */
+export function loadSecrets(config: Config, warn: (message: string) => void): Secrets {
+  const configured: StoredSecrets = {
+    tokenSigningKey: config.tokenSigningKey || undefined,
+    proxySeed: config.proxySeed || undefined,
+    cursorSecret: config.cursorSecret || undefined,
+  };
+  const missing = (Object.keys(generators) as (keyof StoredSecrets)[]).filter((key) => !configured[key]);
+  let resolved = configured;
+  if (missing.length > 0) {
+    const file = path.resolve(config.dataDir, 'secrets.json');
+    const stored: StoredSecrets = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
+    const generated = missing.filter((key) => !stored[key]);
+    for (const key of generated) stored[key] = generators[key]();
+    if (generated.length > 0) {
+      mkdirSync(path.dirname(file), { recursive: true });
+      writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+      chmodSync(file, 0o600);
+    }
+    warn(
+      `embedded mode: ${missing.join(', ')} ${generated.length > 0 ? 'generated into' : 'read from'} ${file}; ` +
+        'set TOKEN_SIGNING_KEY, PROXY_SEED and CURSOR_SECRET in production and keep a backup of them',
+    );
+    resolved = { ...stored, ...Object.fromEntries(Object.entries(configured).filter(([, v]) => v)) };
+  }
+  const signingKey = createPrivateKey(String(resolved.tokenSigningKey).replaceAll('\\n', '\n'));
+  if (signingKey.asymmetricKeyType !== 'ed25519')
+    throw new Error('TOKEN_SIGNING_KEY must be an Ed25519 private key (PKCS#8 PEM)');
+  const verifyingKey = createPublicKey(signingKey);
+  const keyId = createHash('sha256')
+    .update(verifyingKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64url')
+    .slice(0, 16);
+  return {
+    signingKey,
+    verifyingKey,
+    keyId,
+    proxySeed: String(resolved.proxySeed),
+    cursorSecret: Buffer.from(String(resolved.cursorSecret), 'hex'),
+  };
+}

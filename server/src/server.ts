@@ -1,0 +1,32 @@
+/** Listens: builds the app, serves it, and closes it gracefully on SIGTERM/SIGINT. */
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from './app.js';
+import type { Config } from './config.js';
+import { loadDemoIfEmpty } from './operations.js';
+import { openStore } from './store/store.js';
+
+export async function startServer(config: Config, options: { demo?: boolean } = {}): Promise<FastifyInstance> {
+  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const app = await buildApp(config, { store });
+  app.addHook('onClose', () => store.close());
+  if (options.demo && (await loadDemoIfEmpty(store, config.chainId))) {
+    app.log.info('empty database: loaded the demo exchange (catalogue, movements and trades of the demo account)');
+  }
+  await app.listen({ port: config.port, host: config.host });
+  let closing = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      if (closing) return;
+      closing = true;
+      app.log.info(`${signal}: closing (finishing in-flight requests)`);
+      app.close().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          app.log.error({ err: error }, 'error while closing');
+          process.exit(1);
+        },
+      );
+    });
+  }
+  return app;
+}

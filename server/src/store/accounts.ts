@@ -1,0 +1,164 @@
+/**
+ * Per-account state: deposit and proxy address allocations, and refresh-token families. Allocation is
+ * "read, else insert the next index, retry on conflict": unique constraints decide races, so the same
+ * account always gets the same address, and no two accounts share one, across instances too.
+ */
+import type { Kysely } from 'kysely';
+import type { Database } from './schema.js';
+
+const MAX_ATTEMPTS = 20;
+
+/** True for a unique/primary-key violation on SQLite or PostgreSQL. */
+export function isUniqueViolation(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  return e?.code === '23505' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/** The account's deposit address on a platform, allocated at the platform's next child index on first use. */
+export async function depositAddressOf(
+  db: Kysely<Database>,
+  account: string,
+  platformId: string,
+  derive: (index: number) => string,
+  now: string,
+): Promise<string> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const existing = await db
+      .selectFrom('deposit_addresses')
+      .select('address')
+      .where('account', '=', account)
+      .where('platform_id', '=', platformId)
+      .executeTakeFirst();
+    if (existing) return existing.address;
+    const last = await db
+      .selectFrom('deposit_addresses')
+      .select((eb) => eb.fn.max('child_index').as('max'))
+      .where('platform_id', '=', platformId)
+      .executeTakeFirst();
+    const index = last?.max === null || last?.max === undefined ? 0 : Number(last.max) + 1;
+    try {
+      await db
+        .insertInto('deposit_addresses')
+        .values({ account, platform_id: platformId, child_index: index, address: derive(index), created_at: now })
+        .execute();
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+      // Another request took this index or this account's row first: read again.
+    }
+  }
+  throw new Error('deposit address allocation did not settle');
+}
+
+export interface WithdrawalRoute {
+  account: string;
+  currencyId: string;
+  destination: string;
+  platformId: string;
+}
+
+/** The proxy address of a withdrawal route, allocated at the next proxy index on first use. */
+export async function proxyAddressOf(
+  db: Kysely<Database>,
+  route: WithdrawalRoute,
+  derive: (index: number) => string,
+  now: string,
+): Promise<string> {
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const existing = await db
+      .selectFrom('withdrawal_addresses')
+      .select('proxy_address')
+      .where('account', '=', route.account)
+      .where('currency_id', '=', route.currencyId)
+      .where('destination', '=', route.destination)
+      .where('platform_id', '=', route.platformId)
+      .executeTakeFirst();
+    if (existing) return existing.proxy_address;
+    const last = await db
+      .selectFrom('withdrawal_addresses')
+      .select((eb) => eb.fn.max('proxy_index').as('max'))
+      .executeTakeFirst();
+    // Nonce 0 is the seed's own first account; proxies start at 1.
+    const index = last?.max === null || last?.max === undefined ? 1 : Number(last.max) + 1;
+    try {
+      await db
+        .insertInto('withdrawal_addresses')
+        .values({
+          proxy_index: index,
+          account: route.account,
+          currency_id: route.currencyId,
+          destination: route.destination,
+          platform_id: route.platformId,
+          proxy_address: derive(index),
+          created_at: now,
+        })
+        .execute();
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+  throw new Error('proxy address allocation did not settle');
+}
+
+export async function createTokenFamily(db: Kysely<Database>, id: string, account: string, now: string): Promise<void> {
+  await db.insertInto('token_families').values({ id, account, revoked_at: null, created_at: now }).execute();
+}
+
+export async function storeRefreshToken(
+  db: Kysely<Database>,
+  row: { tokenHash: string; familyId: string; claims: string; expiresAt: string; now: string },
+): Promise<void> {
+  await db
+    .insertInto('refresh_tokens')
+    .values({
+      token_hash: row.tokenHash,
+      family_id: row.familyId,
+      claims: row.claims,
+      expires_at: row.expiresAt,
+      used_at: null,
+      created_at: row.now,
+    })
+    .execute();
+}
+
+export type RefreshOutcome =
+  | { ok: true; familyId: string; claims: string }
+  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' };
+
+/**
+ * Spends a refresh token once. The conditional update decides between concurrent spenders (exactly one
+ * wins); presenting a spent token again revokes its whole family (OAuth 2.0 Security BCP).
+ */
+export async function spendRefreshToken(db: Kysely<Database>, tokenHash: string, now: string): Promise<RefreshOutcome> {
+  const row = await db
+    .selectFrom('refresh_tokens as r')
+    .innerJoin('token_families as f', 'f.id', 'r.family_id')
+    .select(['r.family_id', 'r.claims', 'r.expires_at', 'r.used_at', 'f.revoked_at'])
+    .where('r.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (!row) return { ok: false, reason: 'unknown' };
+  if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
+  if (row.used_at === null && row.expires_at <= now) return { ok: false, reason: 'expired' };
+  const spent =
+    row.used_at === null
+      ? await db
+          .updateTable('refresh_tokens')
+          .set({ used_at: now })
+          .where('token_hash', '=', tokenHash)
+          .where('used_at', 'is', null)
+          .executeTakeFirst()
+      : undefined;
+  if (spent && Number(spent.numUpdatedRows) === 1) return { ok: true, familyId: row.family_id, claims: row.claims };
+  await db
+    .updateTable('token_families')
+    .set({ revoked_at: now })
+    .where('id', '=', row.family_id)
+    .where('revoked_at', 'is', null)
+    .execute();
+  return { ok: false, reason: 'reused' };
+}
+
+/** True while the family has not been revoked. */
+export async function isFamilyActive(db: Kysely<Database>, familyId: string): Promise<boolean> {
+  const row = await db.selectFrom('token_families').select('revoked_at').where('id', '=', familyId).executeTakeFirst();
+  return row !== undefined && row.revoked_at === null;
+}
