@@ -969,11 +969,10 @@ export interface components {
             apy: number;
         };
         /**
-         * @description `password` for initial obtaining, `refresh_token` for reissue.
+         * @description `password` for initial obtaining, `refresh_token` for reissue; anything else is refused with code 11300.
          * @example password
-         * @enum {string}
          */
-        GrantType: "password" | "refresh_token";
+        GrantType: string;
         /**
          * @description Always `general`.
          * @example general

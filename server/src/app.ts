@@ -5,6 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import formbody from '@fastify/formbody';
+import rateLimit from '@fastify/rate-limit';
 import { type OperationId, type OperationMeta, operationMeta } from '@gateway/generated';
 import Fastify, {
   type FastifyError,
@@ -138,6 +139,36 @@ function bodySchemaOf(request: FastifyRequest | undefined): JsonSchema | undefin
   return body?.content?.[type]?.schema;
 }
 
+/** Connection-level database failures: the request fails fast with 503 and the pool recovers by itself. */
+function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  const codes = [
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EPIPE',
+    'SQLITE_BUSY',
+    '57P01',
+    '57P02',
+    '57P03',
+    '08000',
+    '08001',
+    '08003',
+    '08006',
+  ];
+  return (
+    (e?.code !== undefined && codes.includes(e.code)) ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      e?.message ?? '',
+    )
+  );
+}
+
+function retryAfterOf(error: unknown): number {
+  const ttl = Number((error as { ttl?: number }).ttl);
+  return Number.isFinite(ttl) && ttl > 0 ? Math.ceil(ttl / 1000) : 60;
+}
+
 /** Turns any failure into a catalogue error. */
 export function toApiError(error: FastifyError & { errors?: unknown[] }, request?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
@@ -161,6 +192,12 @@ export function toApiError(error: FastifyError & { errors?: unknown[] }, request
     return new ApiError(missing ? 'missing_parameter' : 'invalid_parameter', message, {
       details: { parameter: property },
     });
+  }
+  if (error.statusCode === 429) {
+    return new ApiError('rate_limited', undefined, { headers: { 'retry-after': String(retryAfterOf(error)) } });
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('service_unavailable', undefined, { headers: { 'retry-after': '5' } });
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -224,6 +261,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  // Limits apply where a route asks for one (the token endpoint); over the limit is a 429 in the error body.
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      Object.assign(new Error('rate limited'), { statusCode: 429, ttl: context.ttl }),
+  });
 
   // Fastify validates a body only in the content types the operation lists: refuse the others.
   app.addHook('preValidation', async (request) => {
@@ -268,9 +311,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     return {
       method: method.toUpperCase() as RouteOptions['method'],
       url: openapiPath.replace(/{(\w+)}/g, ':$1'),
-      config: { operationId: id },
+      config: {
+        operationId: id,
+        ...(id === 'createToken' ? { rateLimit: { max: config.tokenRateLimit, timeWindow: 60_000 } } : {}),
+      },
+      // Before validation, so that refusals carry it too.
+      onRequest: noStore
+        ? async (_request: FastifyRequest, reply: FastifyReply) => {
+            reply.header('cache-control', 'no-store');
+          }
+        : undefined,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        if (noStore) reply.header('cache-control', 'no-store');
         const result = await handler(
           { params: request.params ?? {}, query: request.query ?? {}, body: request.body, headers: request.headers },
           { ...services, caller: request.caller ?? null },

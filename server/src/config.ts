@@ -25,6 +25,8 @@ export interface Config {
   proxySeed: string;
   /** Secret that authenticates page cursors (hex, at least 32 bytes); generated into dataDir when empty (embedded only). */
   cursorSecret: string;
+  /** Token requests allowed per client IP per minute. */
+  tokenRateLimit: number;
   /** Maximum PostgreSQL connections per instance. */
   databasePoolSize: number;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -52,6 +54,7 @@ const schema = {
     PROXY_SEED: { type: 'string', default: '' },
     CURSOR_SECRET: { type: 'string', pattern: '^([0-9a-fA-F]{64,})?$', default: '' },
     DATABASE_POOL_SIZE: { type: 'integer', minimum: 1, maximum: 200, default: 10 },
+    TOKEN_RATE_LIMIT: { type: 'integer', minimum: 1, maximum: 100_000, default: 60 },
     LOG_LEVEL: {
       type: 'string',
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -72,6 +75,7 @@ interface RawConfig {
   PROXY_SEED: string;
   CURSOR_SECRET: string;
   DATABASE_POOL_SIZE: number;
+  TOKEN_RATE_LIMIT: number;
   LOG_LEVEL: Config['logLevel'];
 }
 
@@ -96,6 +100,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     refreshTokenTtl: raw.REFRESH_TOKEN_TTL,
     proxySeed: raw.PROXY_SEED,
     cursorSecret: raw.CURSOR_SECRET,
+    tokenRateLimit: raw.TOKEN_RATE_LIMIT,
     databasePoolSize: raw.DATABASE_POOL_SIZE,
     logLevel: raw.LOG_LEVEL,
   };

@@ -30,9 +30,16 @@ export function sqlitePath(url: string): string {
   return bare === ':memory:' ? bare : path.resolve(bare);
 }
 
-export function openStore(url: string, options: { poolSize?: number } = {}): Store {
+export function openStore(url: string, options: { poolSize?: number; schema?: string } = {}): Store {
   if (isPostgresUrl(url)) {
-    const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10, connectionTimeoutMillis: 5000 });
+    if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema))
+      throw new Error('bad schema name');
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5000,
+      ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+    });
     // An idle client losing its connection (database restart) must not crash the process.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });

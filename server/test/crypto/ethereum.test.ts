@@ -5,7 +5,7 @@ import { eip712Digest, parseEthAddress, recoverSigner, toChecksumAddress } from 
 import { keccak256 } from '../../src/crypto/hashing.js';
 
 /** Signs like eth_signTypedData_v4: r ‖ s ‖ v with v = 27 + recovery, low s. */
-export function signTypedText(privateKey: Uint8Array, text: string, chainId: number): Uint8Array {
+function signTypedText(privateKey: Uint8Array, text: string, chainId: number): Uint8Array {
   const sig = secp256k1.sign(eip712Digest(text, chainId), privateKey, { prehash: false, format: 'recovered' });
   // noble's recovered format is recovery ‖ r ‖ s.
   return new Uint8Array([...sig.subarray(1), 27 + (sig[0] ?? 0)]);

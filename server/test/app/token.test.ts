@@ -1,0 +1,363 @@
+/** POST /v1/oauth2/token and the bearer check, end to end in-process. */
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import bs58 from 'bs58';
+import { SignJWT, UnsecuredJWT } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLOCK_SKEW_SECONDS, MAX_LIFETIME_SECONDS } from '../../src/domain/tokens.js';
+import { signIn, type TestApp, testApp } from '../support/app.js';
+import { DATABASES } from '../support/databases.js';
+import { DEMO_SEED, ethUser, ledgerUser } from '../support/signers.js';
+
+const me = ledgerUser(DEMO_SEED);
+const now = () => Math.floor(Date.now() / 1000);
+
+function tokenRequest(t: TestApp, fields: Record<string, string>, where: 'body' | 'query' = 'body') {
+  const form = new URLSearchParams(fields).toString();
+  return where === 'body'
+    ? t.app.inject({
+        method: 'POST',
+        url: '/v1/oauth2/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: form,
+      })
+    : t.app.inject({
+        method: 'POST',
+        url: `/v1/oauth2/token?${form}`,
+        headers: { 'content-type': 'application/json' },
+      });
+}
+
+const passwordGrant = (username: string, password: string, extra: Record<string, string> = {}) => ({
+  grant_type: 'password',
+  scope: 'general',
+  username,
+  password,
+  client_id: 'waves.exchange',
+  ...extra,
+});
+
+const codeOf = (response: { json(): unknown }) => (response.json() as { errors: { code: number }[] }).errors[0]?.code;
+
+describe.each(DATABASES)('tokens on %s', (kind) => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await testApp(kind, { demo: true });
+  });
+  afterAll(() => t.close());
+
+  it('the password grant issues an EdDSA JWT expiring at the signed expiry, with the real claims', async () => {
+    const expiry = now() + 3600;
+    const response = await tokenRequest(t, passwordGrant(me.username, me.password(expiry)));
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.headers['cache-control']).toBe('no-store');
+    const body = response.json();
+    expect(body).toMatchObject({ token_type: 'bearer', expires_in: expiry });
+    const [header, payload] = body.access_token
+      .split('.')
+      .slice(0, 2)
+      .map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()));
+    expect(header.alg).toBe('EdDSA');
+    expect(payload).toMatchObject({
+      a: me.address,
+      nb: 'W',
+      user_name: me.username,
+      pk: me.username,
+      cid: 'waves.exchange',
+      scope: ['general'],
+      exp: expiry,
+    });
+    expect(payload.lt).toBeGreaterThan(3590);
+    expect(typeof payload.jti).toBe('string');
+    expect(body.refresh_token).toMatch(/^rt_[A-Za-z0-9_-]{43}$/);
+  });
+
+  it('accepts the parameters in the query string with an empty JSON body, and wx.network', async () => {
+    const expiry = now() + 600;
+    const response = await tokenRequest(
+      t,
+      passwordGrant(me.username, me.password(expiry, { clientId: 'wx.network' }), { client_id: 'wx.network' }),
+      'query',
+    );
+    expect(response.statusCode, response.body).toBe(200);
+  });
+
+  it('accepts a signature for an expiry exactly one week ahead, sent a moment later', async () => {
+    const expiry = now() + MAX_LIFETIME_SECONDS + 5;
+    const response = await tokenRequest(t, passwordGrant(me.username, me.password(expiry)));
+    expect(response.statusCode, response.body).toBe(200);
+  });
+
+  it('an Ethereum-style account signs EIP-712, gets a token for its ledger address, and uses it', async () => {
+    const user = ethUser('W');
+    const response = await tokenRequest(t, passwordGrant(user.username, user.password(now() + 600)));
+    expect(response.statusCode, response.body).toBe(200);
+    const { access_token } = response.json();
+    const claims = JSON.parse(Buffer.from(access_token.split('.')[1], 'base64url').toString());
+    expect(claims.a).toBe(user.address);
+    const movements = await t.app.inject({
+      url: '/v1/movements',
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(movements.statusCode).toBe(200);
+    expect(movements.json().items).toEqual([]);
+    // The same account typed in lower case is the same account.
+    const lower = await tokenRequest(t, passwordGrant(user.username.toLowerCase(), user.password(now() + 600)));
+    expect(lower.statusCode).toBe(200);
+  });
+
+  const refusals: [string, () => Record<string, string>, number][] = [
+    ['scope other than general', () => passwordGrant(me.username, me.password(now() + 60), { scope: 'admin' }), 11301],
+    [
+      'unknown client id',
+      () => passwordGrant(me.username, me.password(now() + 60, { clientId: 'evil.app' }), { client_id: 'evil.app' }),
+      11302,
+    ],
+    ['username not base58', () => passwordGrant('0OIl', me.password(now() + 60)), 11303],
+    [
+      'username of 31 bytes',
+      () => passwordGrant('4KxUVD9NtyRJjU3BCvPgJSttoJX7cb3DMdDTNucLN12', me.password(now() + 60)),
+      11303,
+    ],
+    [
+      'mixed-case 0x username with a bad checksum',
+      () => passwordGrant('0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD', '1:0x00'),
+      11303,
+    ],
+    ['password without a colon', () => passwordGrant(me.username, 'nocolon'), 11304],
+    ['expiry with a sign', () => passwordGrant(me.username, me.password(`+${now() + 60}`)), 11304],
+    ['expiry in hex', () => passwordGrant(me.username, me.password('0x6a000000')), 11304],
+    ['signature not base58', () => passwordGrant(me.username, `${now() + 60}:0OIl`), 11304],
+    ['signature of 63 bytes', () => passwordGrant(me.username, `${now() + 60}:${'2'.repeat(86)}`), 11304],
+    ['expiry in the past', () => passwordGrant(me.username, me.password(now() - 1)), 11305],
+    [
+      'expiry more than a week (plus skew) ahead',
+      () => passwordGrant(me.username, me.password(now() + MAX_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS + 60)),
+      11306,
+    ],
+    [
+      'signature over another chain id',
+      () => passwordGrant(me.username, me.password(now() + 60, { chainId: 'T' })),
+      11307,
+    ],
+    [
+      'signature over another client id',
+      () => passwordGrant(me.username, me.password(now() + 60, { clientId: 'wx.network' })),
+      11307,
+    ],
+    [
+      'signature without the ledger prefix',
+      () => passwordGrant(me.username, me.password(now() + 60, { prefix: false })),
+      11307,
+    ],
+    [
+      'signature by another key',
+      () => passwordGrant(me.username, ledgerUser(DEMO_SEED, 'W', 1).password(now() + 60)),
+      11307,
+    ],
+    [
+      'expiry re-formatted after signing (leading zero)',
+      () => {
+        const expiry = now() + 60;
+        return passwordGrant(me.username, `0${me.password(expiry)}`);
+      },
+      11307,
+    ],
+    [
+      'small-order public key (u = 0)',
+      () => passwordGrant('11111111111111111111111111111111', `${now() + 60}:${bs58.encode(randomBytes(64))}`),
+      11307,
+    ],
+    [
+      'EIP-712 signature of another account',
+      () => {
+        const a = ethUser('W');
+        const b = ethUser('W');
+        return passwordGrant(a.username, b.password(now() + 60));
+      },
+      11307,
+    ],
+    [
+      'missing password',
+      () => ({ grant_type: 'password', scope: 'general', username: me.username, client_id: 'waves.exchange' }),
+      10200,
+    ],
+    [
+      'unknown grant type',
+      () => ({ grant_type: 'client_credentials', scope: 'general', client_id: 'waves.exchange' }),
+      11300,
+    ],
+  ];
+
+  it.each(refusals)('refuses %s (code %#)', async (_name, fields, code) => {
+    for (const where of ['body', 'query'] as const) {
+      const response = await tokenRequest(t, fields(), where);
+      expect(response.statusCode, `${where}: ${response.body}`).toBe(400);
+      expect(codeOf(response)).toBe(code);
+      expect(response.headers['cache-control']).toBe('no-store');
+    }
+  });
+
+  it('refreshes: rotation, same lifetime from now, the old token stops working', async () => {
+    const first = await signIn(t.app, me, now() + 1800);
+    const refresh = (token: string) =>
+      tokenRequest(t, {
+        grant_type: 'refresh_token',
+        scope: 'general',
+        client_id: 'waves.exchange',
+        refresh_token: token,
+      });
+    const second = await refresh(first.refresh_token);
+    expect(second.statusCode, second.body).toBe(200);
+    const pair = second.json();
+    expect(pair.refresh_token).not.toBe(first.refresh_token);
+    expect(pair.expires_in).toBeGreaterThanOrEqual(first.expires_in - 2);
+    const reused = await refresh(first.refresh_token);
+    expect(reused.statusCode).toBe(400);
+    expect(codeOf(reused)).toBe(11308);
+    // Reuse revoked the family: the token issued by the rotation is dead too.
+    const afterReuse = await refresh(pair.refresh_token);
+    expect(codeOf(afterReuse)).toBe(11308);
+  });
+
+  it('a refresh token only works with its own client id', async () => {
+    const first = await signIn(t.app, me, now() + 600);
+    const other = await tokenRequest(t, {
+      grant_type: 'refresh_token',
+      scope: 'general',
+      client_id: 'wx.network',
+      refresh_token: first.refresh_token,
+    });
+    expect(codeOf(other)).toBe(11308);
+  });
+
+  it('two concurrent refreshes of one token: exactly one succeeds (also across two instances)', async () => {
+    const second = await t.another();
+    for (let round = 0; round < 5; round++) {
+      const { refresh_token } = await signIn(t.app, me, now() + 600);
+      const fields = new URLSearchParams({
+        grant_type: 'refresh_token',
+        scope: 'general',
+        client_id: 'waves.exchange',
+        refresh_token,
+      }).toString();
+      const send = (app: typeof t.app) =>
+        app.inject({
+          method: 'POST',
+          url: '/v1/oauth2/token',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: fields,
+        });
+      const results = await Promise.all([send(t.app), send(second), send(t.app), send(second)]);
+      expect(results.filter((r) => r.statusCode === 200)).toHaveLength(1);
+      expect(results.filter((r) => r.statusCode === 400)).toHaveLength(3);
+    }
+  });
+
+  it('another instance accepts the token (verification needs no database state)', async () => {
+    const second = await t.another();
+    const { access_token } = await signIn(t.app, me);
+    const response = await second.inject({
+      url: '/v1/movements?limit=1',
+      headers: { authorization: `Bearer ${access_token}` },
+    });
+    expect(response.statusCode).toBe(200);
+  });
+});
+
+describe('the bearer check', () => {
+  let t: TestApp;
+  let token: string;
+  beforeAll(async () => {
+    t = await testApp('sqlite', { demo: true });
+    token = (await signIn(t.app, me)).access_token;
+  });
+  afterAll(() => t.close());
+
+  const movements = (authorization?: string) =>
+    t.app.inject({ url: '/v1/movements', headers: authorization === undefined ? {} : { authorization } });
+
+  it('accepts a valid token', async () => {
+    expect((await movements(`Bearer ${token}`)).statusCode).toBe(200);
+  });
+
+  it.each([
+    ['no header', () => undefined],
+    ['another scheme', () => `Basic ${token}`],
+    ['garbage', () => 'Bearer not.a.jwt!'],
+    [
+      'a tampered claim',
+      () => {
+        const [h, p, s] = token.split('.');
+        const claims = JSON.parse(Buffer.from(p ?? '', 'base64url').toString());
+        claims.a = '3PQ4nHEVPtvd4TDP77H7BSdDddyxLs9gQ67';
+        return `Bearer ${h}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}.${s}`;
+      },
+    ],
+    [
+      'alg none',
+      () =>
+        `Bearer ${new UnsecuredJWT({ a: me.address, nb: 'W', cid: 'waves.exchange', user_name: me.username, jti: 'x' }).setExpirationTime('1h').encode()}`,
+    ],
+  ])('refuses %s with 401, code 10000 and WWW-Authenticate', async (_name, make) => {
+    const response = await movements(make());
+    expect(response.statusCode).toBe(401);
+    expect(codeOf(response)).toBe(10000);
+    expect(response.headers['www-authenticate']).toMatch(/^Bearer/);
+  });
+
+  it('refuses a token of another server key, an HMAC token keyed with the public key, and an expired one', async () => {
+    const claims = {
+      a: me.address,
+      nb: 'W',
+      cid: 'waves.exchange',
+      user_name: me.username,
+      jti: 'x',
+      scope: ['general'],
+    };
+    const otherKey = generateKeyPairSync('ed25519').privateKey;
+    const foreign = await new SignJWT(claims)
+      .setProtectedHeader({ alg: 'EdDSA' })
+      .setExpirationTime('1h')
+      .sign(otherKey);
+    expect((await movements(`Bearer ${foreign}`)).statusCode).toBe(401);
+    const publicDer = new Uint8Array(Buffer.from(token.split('.')[0] ?? ''));
+    const hmac = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256' }).setExpirationTime('1h').sign(publicDer);
+    expect((await movements(`Bearer ${hmac}`)).statusCode).toBe(401);
+  });
+
+  it('an access token stops working at its expiry', async () => {
+    let clock = Date.now();
+    const timed = await testApp('sqlite', { demo: true, now: () => clock });
+    try {
+      const expiry = Math.floor(clock / 1000) + 120;
+      const { access_token } = await signIn(timed.app, me, expiry);
+      const call = () =>
+        timed.app.inject({ url: '/v1/movements', headers: { authorization: `Bearer ${access_token}` } });
+      expect((await call()).statusCode).toBe(200);
+      clock = (expiry + 1) * 1000;
+      expect((await call()).statusCode).toBe(401);
+    } finally {
+      await timed.close();
+    }
+  });
+});
+
+describe('the token endpoint rate limit', () => {
+  it('answers 429 in the error body with Retry-After once a client exceeds it', async () => {
+    const t = await testApp('sqlite', { config: { tokenRateLimit: 5 } });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) {
+        const response = await tokenRequest(t, passwordGrant(me.username, 'bad'));
+        statuses.push(response.statusCode);
+        if (response.statusCode === 429) {
+          expect(codeOf(response)).toBe(11100);
+          expect(Number(response.headers['retry-after'])).toBeGreaterThan(0);
+        }
+      }
+      expect(statuses).toEqual([400, 400, 400, 400, 400, 429, 429, 429]);
+    } finally {
+      await t.close();
+    }
+  });
+});

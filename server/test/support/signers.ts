@@ -1,0 +1,59 @@
+/** Passwords for the token endpoint, signed the way wallets sign them. */
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { bytesToHex } from '@noble/curves/utils.js';
+import bs58 from 'bs58';
+import { addressFromEthAddress, addressFromPublicKey, type ChainId, chainIdByte } from '../../src/crypto/address.js';
+import { eip712Digest, toChecksumAddress } from '../../src/crypto/ethereum.js';
+import { keccak256 } from '../../src/crypto/hashing.js';
+import { keyPairFromSeed } from '../../src/crypto/seed.js';
+import { MESSAGE_PREFIX } from '../../src/domain/tokens.js';
+import { reference } from './oracle.js';
+
+/** The demo account: the reference library's public known-answer seed (its address is 3P9KR33…). */
+export const DEMO_SEED =
+  'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
+
+export interface LedgerUser {
+  username: string;
+  address: string;
+  /** A password for `<chainId>:<clientId>:<expiry>`, signed by the reference library (randomized signatures). */
+  password(expiry: number | string, options?: { chainId?: ChainId; clientId?: string; prefix?: boolean }): string;
+}
+
+export function ledgerUser(seed: string, chainId: ChainId = 'W', nonce = 0): LedgerUser {
+  const keys = keyPairFromSeed(seed, nonce);
+  const privateKey = bs58.encode(keys.privateKey);
+  return {
+    username: bs58.encode(keys.publicKey),
+    address: addressFromPublicKey(keys.publicKey, chainId),
+    password(expiry, options = {}) {
+      const text = `${options.chainId ?? chainId}:${options.clientId ?? 'waves.exchange'}:${expiry}`;
+      const body = new TextEncoder().encode(text);
+      const bytes = options.prefix === false ? body : new Uint8Array([...MESSAGE_PREFIX, ...body]);
+      return `${expiry}:${reference.signBytes({ privateKey }, bytes)}`;
+    },
+  };
+}
+
+export interface EthUser extends LedgerUser {
+  ethAddress: string;
+}
+
+/** An Ethereum-style account signing the token text as EIP-712 typed data (as the MetaMask provider does). */
+export function ethUser(chainId: ChainId = 'W', privateKey = secp256k1.utils.randomSecretKey()): EthUser {
+  const eth = keccak256(secp256k1.getPublicKey(privateKey, false).subarray(1)).subarray(12);
+  const checksummed = toChecksumAddress(eth);
+  return {
+    username: checksummed,
+    ethAddress: checksummed,
+    address: addressFromEthAddress(eth, chainId),
+    password(expiry, options = {}) {
+      const text = `${options.chainId ?? chainId}:${options.clientId ?? 'waves.exchange'}:${expiry}`;
+      const sig = secp256k1.sign(eip712Digest(text, chainIdByte(options.chainId ?? chainId)), privateKey, {
+        prehash: false,
+        format: 'recovered',
+      });
+      return `${expiry}:0x${bytesToHex(new Uint8Array([...sig.subarray(1), 27 + (sig[0] ?? 0)]))}`;
+    },
+  };
+}
