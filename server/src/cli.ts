@@ -26,11 +26,12 @@ const USAGE = `usage:
   gateway movements import FILE [--batch-size N]
   gateway trades import FILE [--batch-size N]`;
 
-async function withStore<T>(run: (store: ReturnType<typeof openStore>) => Promise<T>): Promise<T> {
+/** Runs against the configured database, migrated first (unless the command is the migration itself). */
+async function withStore<T>(run: (store: ReturnType<typeof openStore>) => Promise<T>, migrateFirst = true): Promise<T> {
   const config = loadConfig();
   const store = openStore(config.databaseUrl, { poolSize: 2 });
   try {
-    await store.migrate();
+    if (migrateFirst) await store.migrate();
     return await run(store);
   } finally {
     await store.close();
@@ -59,7 +60,7 @@ async function main(argv: string[]): Promise<number> {
     return -1;
   }
   if (command === 'migrate') {
-    const applied = await withStore((store) => store.migrate());
+    const applied = await withStore((store) => store.migrate(), false);
     console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
     return 0;
   }

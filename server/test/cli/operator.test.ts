@@ -1,0 +1,233 @@
+/**
+ * The operator's commands, run as a user runs them (the built `gateway` binary, a real database):
+ * catalogue load and feed imports, with bad input refused whole.
+ */
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoFiles } from '../../src/operations.js';
+import { openStore, type Store } from '../../src/store/store.js';
+import { DATABASES, TEST_POSTGRES_URL } from '../support/databases.js';
+
+const run = promisify(execFile);
+const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js');
+
+interface Target {
+  env: Record<string, string>;
+  store: Store;
+  close(): Promise<void>;
+}
+
+async function target(kind: (typeof DATABASES)[number], dir: string): Promise<Target> {
+  if (kind === 'sqlite') {
+    const url = `sqlite:${path.join(dir, 'cli.db')}`;
+    return { env: { DATABASE_URL: url, DATA_DIR: dir }, store: openStore(url), close: async () => {} };
+  }
+  // A database of its own, since the CLI connects without a schema option.
+  const name = `cli_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = TEST_POSTGRES_URL.replace(/\/[^/]*$/, `/${name}`);
+  const store = openStore(url);
+  return {
+    env: {
+      DATABASE_URL: url,
+      DATA_DIR: dir,
+      TOKEN_SIGNING_KEY: 'unused',
+      PROXY_SEED: 'unused',
+      CURSOR_SECRET: 'ab'.repeat(32),
+    },
+    store,
+    close: async () => {
+      await store.close();
+      const cleanup = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await cleanup.connect();
+      await cleanup.query(`drop database ${name} with (force)`);
+      await cleanup.end();
+    },
+  };
+}
+
+describe.each(DATABASES)('gateway commands on %s', (kind) => {
+  let dir: string;
+  let t: Target;
+  const gateway = (...args: string[]) =>
+    run(process.execPath, [CLI, ...args], { env: { ...process.env, ...t.env, LOG_LEVEL: 'error' } }).then(
+      (r) => ({ code: 0, ...r }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    );
+  const count = async (table: 'platforms' | 'currency_terms' | 'movements' | 'trades') =>
+    Number(
+      (
+        await t.store.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  const file = (name: string, text: string) => {
+    const full = path.join(dir, name);
+    writeFileSync(full, text);
+    return full;
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'gateway-cli-'));
+    t = await target(kind, dir);
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('migrate, then load the catalogue twice: the same state (idempotent)', async () => {
+    expect((await gateway('migrate')).stdout).toMatch(/applied: 0001/);
+    expect((await gateway('migrate')).stdout).toMatch(/up to date/);
+    const first = await gateway('catalogue', 'load', demoFiles.catalogue);
+    expect(first.code, first.stderr).toBe(0);
+    const snapshot = await t.store.db
+      .selectFrom('currency_terms')
+      .selectAll()
+      .orderBy('direction')
+      .orderBy('currency_id')
+      .orderBy('platform_id')
+      .execute();
+    expect(snapshot).toHaveLength(14);
+    expect((await gateway('catalogue', 'load', demoFiles.catalogue)).code).toBe(0);
+    expect(
+      await t.store.db
+        .selectFrom('currency_terms')
+        .selectAll()
+        .orderBy('direction')
+        .orderBy('currency_id')
+        .orderBy('platform_id')
+        .execute(),
+    ).toEqual(snapshot);
+    // Amounts are exact text.
+    expect(
+      snapshot.find((r) => r.currency_id === 'USDT' && r.platform_id === 'ETH' && r.direction === 'withdrawal'),
+    ).toMatchObject({
+      min_amount: '20',
+      fee_flat: '5',
+      fee_rate: '0.001',
+    });
+  });
+
+  it('a bad catalogue names each entry and field, and changes nothing', async () => {
+    const bad = readFileSync(demoFiles.catalogue, 'utf8')
+      .replace(
+        "min: '0.01', max: '5000', fee_flat: '0', fee_rate: '0' }",
+        "min: '0.012345678', max: '5000', fee_flat: '0', fee_rate: '2' }",
+      )
+      .replace('name: Bitcoin', 'name: Bitcoin Renamed')
+      .replace(
+        'default_platform: ETH\n    platforms:\n      ETH:\n        platform_asset_id: ETH',
+        'default_platform: SOL\n    platforms:\n      ETH:\n        platform_asset_id: ETH',
+      );
+    const result = await gateway('catalogue', 'load', file('bad.yaml', bad));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(
+      'currencies[0] (BNB).platforms.BSC.deposit.min: 0.012345678 has more than 8 decimals',
+    );
+    expect(result.stderr).toContain('currencies[0] (BNB).platforms.BSC.deposit.fee_rate: must be at most 1');
+    expect(result.stderr).toContain('currencies[2] (ETH).default_platform: SOL is not one of its platforms');
+    const btc = await t.store.db
+      .selectFrom('platforms')
+      .select('name')
+      .where('id', '=', 'BTC')
+      .executeTakeFirstOrThrow();
+    expect(btc.name).toBe('Bitcoin');
+  });
+
+  it('refuses a catalogue that is not YAML, and an extended private key', async () => {
+    expect((await gateway('catalogue', 'load', file('broken.yaml', 'platforms: [unclosed'))).stderr).toMatch(
+      /not YAML or JSON/,
+    );
+    const withPrivate = readFileSync(demoFiles.catalogue, 'utf8').replace(
+      /xpub: xpub\S+/,
+      'xpub: xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi',
+    );
+    expect((await gateway('catalogue', 'load', file('private.yaml', withPrivate))).stderr).toMatch(
+      /platforms\[0\] \(BSC\)\.xpub/,
+    );
+  });
+
+  it('imports movements and trades; re-running is harmless; the stored status is the feed’s', async () => {
+    const movements = await gateway('movements', 'import', demoFiles.movements);
+    expect(movements.code, movements.stderr).toBe(0);
+    expect(movements.stdout).toMatch(/60 record\(s\) of 60 line\(s\)/);
+    const trades = await gateway('trades', 'import', demoFiles.trades, '--batch-size', '100');
+    expect(trades.code, trades.stderr).toBe(0);
+    const before = [await count('movements'), await count('trades')];
+    await gateway('movements', 'import', demoFiles.movements);
+    await gateway('trades', 'import', demoFiles.trades);
+    expect([await count('movements'), await count('trades')]).toEqual(before);
+    // The feed moves a movement back to in_progress: stored as the feed says, no invented rule refuses it.
+    const first = JSON.parse(readFileSync(demoFiles.movements, 'utf8').split('\n')[0] ?? '{}');
+    const update = { ...first, status: 'in_progress', updated_at: '2030-01-01T00:00:00+02:00' };
+    expect((await gateway('movements', 'import', file('update.ndjson', `${JSON.stringify(update)}\n`))).code).toBe(0);
+    const row = await t.store.db
+      .selectFrom('movements')
+      .selectAll()
+      .where('id', '=', first.id)
+      .executeTakeFirstOrThrow();
+    expect(row).toMatchObject({ status: 'in_progress', updated_at: '2029-12-31T22:00:00.000Z' });
+  });
+
+  it('bad lines are reported with their line numbers and nothing of the file is written', async () => {
+    const good = readFileSync(demoFiles.trades, 'utf8').split('\n').filter(Boolean);
+    const fresh = good.slice(0, 30).map((line, i) => JSON.stringify({ ...JSON.parse(line), id: `fresh${i}` }));
+    const lines = [
+      ...fresh.slice(0, 10),
+      '{"id": "x", "address": "3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk37"}',
+      ...fresh.slice(10, 20),
+      'not json',
+      JSON.stringify({
+        ...JSON.parse(fresh[0] ?? '{}'),
+        id: 'fresh-bad',
+        timestamp: '2021-02-30T00:00:00Z',
+        price: '-1',
+      }),
+      ...fresh.slice(20),
+    ];
+    const before = await count('trades');
+    const result = await gateway('trades', 'import', file('bad.ndjson', `${lines.join('\n')}\n`), '--batch-size', '5');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/3 bad line\(s\); nothing was written/);
+    expect(result.stderr).toMatch(/line 11: .*address: not a ledger address/);
+    expect(result.stderr).toMatch(/line 22: not valid JSON/);
+    expect(result.stderr).toMatch(/line 23: .*timestamp: must be an ISO 8601.*price: must be a non-negative decimal/);
+    expect(await count('trades')).toBe(before);
+  });
+
+  it('a movement of a currency outside the catalogue, or with too many decimals, is refused', async () => {
+    const first = JSON.parse(readFileSync(demoFiles.movements, 'utf8').split('\n')[0] ?? '{}');
+    const lines = [
+      JSON.stringify({ ...first, id: 'new-1', currency_id: 'DOGE' }),
+      JSON.stringify({ ...first, id: 'new-2', currency_id: 'USDT', amount: '1.1234567' }),
+      JSON.stringify({ ...first, id: 'new-3', status: 'lost' }),
+      JSON.stringify({ ...first, id: 'new-4', colour: 'red' }),
+    ];
+    const result = await gateway('movements', 'import', file('bad-movements.ndjson', lines.join('\n')));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/line 1: currency_id: DOGE is not in the catalogue/);
+    expect(result.stderr).toMatch(/line 2: amount: 1\.1234567 has more than 6 decimals/);
+    expect(result.stderr).toMatch(/line 3: status: must be one of in_progress, pending_approval, confirmed, rejected/);
+    expect(result.stderr).toMatch(/line 4: unknown field\(s\): colour/);
+  });
+
+  it('a bad configuration stops with a clear message', async () => {
+    const result = await run(process.execPath, [CLI, 'migrate'], {
+      env: { ...process.env, ...t.env, CHAIN_ID: 'X' },
+    }).catch((e) => e);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(/invalid configuration: .*CHAIN_ID/);
+  });
+});
