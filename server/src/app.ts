@@ -47,6 +47,8 @@ export interface AppOptions {
   store?: Store;
   /** The clock, milliseconds (tests move it). */
   now?: () => number;
+  /** Where log lines go (standard output by default). */
+  logStream?: { write(line: string): void };
 }
 
 type AnyHandler = (
@@ -111,7 +113,7 @@ function oneOfBranchIssues(
   issues: ValidationIssue[],
 ): ApiError | ValidationIssue[] {
   const branches = schema?.oneOf;
-  if (!branches || typeof body !== 'object' || body === null) return issues;
+  if (!branches || typeof body !== 'object' || body === null || Array.isArray(body)) return issues;
   const tag = Object.keys(branches[0]?.properties ?? {}).find((name) =>
     branches.every((branch) => branch.properties?.[name]?.const !== undefined),
   );
@@ -169,10 +171,17 @@ function retryAfterOf(error: unknown): number {
   return Number.isFinite(ttl) && ttl > 0 ? Math.ceil(ttl / 1000) : 60;
 }
 
+/** A security handler's failure that is not one of our refusals (glue collects them in `errors`). */
+function unexpectedCauseOf(error: { errors?: unknown[] }): unknown {
+  return error.errors?.find((e) => !(e instanceof ApiError));
+}
+
 /** Turns any failure into a catalogue error. */
 export function toApiError(error: FastifyError & { errors?: unknown[] }, request?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   if (error.name === 'Unauthorized' || error.statusCode === 401) {
+    // Glue wraps whatever a security handler throws: only our own refusals are 401s, a bug is a 500.
+    if (unexpectedCauseOf(error)) return new ApiError('internal_error', 'Internal server error');
     const cause = error.errors?.find((e) => e instanceof ApiError);
     return cause instanceof ApiError ? cause : new ApiError('invalid_access_token');
   }
@@ -221,6 +230,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     bodyLimit: BODY_LIMIT,
     logger: {
       level: config.logLevel,
+      ...(options.logStream ? { stream: options.logStream } : {}),
       // Never log query strings (deployed clients send passwords there), headers or bodies.
       serializers: {
         req: (req) => ({ id: req.id, method: req.method, path: String(req.url).split('?')[0] }),
@@ -293,7 +303,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (apiError.status >= 500)
+      request.log.error({ err: unexpectedCauseOf(error as { errors?: unknown[] }) ?? error }, 'request failed');
     if (apiError.kind === 'invalid_access_token') {
       reply.header('www-authenticate', 'Bearer realm="gateway", error="invalid_token"');
     }

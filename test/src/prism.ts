@@ -37,7 +37,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
-async function waitForPort(port: number, child: ChildProcess, output: () => string, timeoutMs: number): Promise<void> {
+export async function waitForPort(
+  port: number,
+  child: ChildProcess,
+  output: () => string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`prism exited with ${child.exitCode}:\n${output()}`);

@@ -78,6 +78,19 @@ function parseObject(line: string): Raw | string {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Raw) : 'not a JSON object';
 }
 
+/** `{transaction_id, platform_id}` and nothing else; a transaction id may carry a 0x prefix. */
+function isTransaction(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const { transaction_id, platform_id, ...rest } = value as Raw;
+  return (
+    typeof transaction_id === 'string' &&
+    TEXT_ID.test(transaction_id.replace(/^0x/, '')) &&
+    typeof platform_id === 'string' &&
+    idPatterns.platform.test(platform_id) &&
+    Object.keys(rest).length === 0
+  );
+}
+
 const MOVEMENT_FIELDS = [
   'type',
   'id',
@@ -110,20 +123,8 @@ export function parseMovement(
   const currency = c.text('currency_id', idPatterns.currency);
   const decimals = currency ? decimalsOf(currency) : undefined;
   if (currency && decimals === undefined) c.problems.push(`currency_id: ${currency} is not in the catalogue`);
-  const transactions = Array.isArray(raw.transactions) ? raw.transactions : null;
-  if (
-    !transactions ||
-    !transactions.every(
-      (t) =>
-        typeof t === 'object' &&
-        t !== null &&
-        typeof (t as Raw).transaction_id === 'string' &&
-        TEXT_ID.test(String((t as Raw).transaction_id).replace(/^0x/, '')) &&
-        typeof (t as Raw).platform_id === 'string' &&
-        idPatterns.platform.test(String((t as Raw).platform_id)) &&
-        Object.keys(t).every((k) => k === 'transaction_id' || k === 'platform_id'),
-    )
-  ) {
+  const transactions = Array.isArray(raw.transactions) ? raw.transactions : [];
+  if (!Array.isArray(raw.transactions) || !transactions.every(isTransaction)) {
     c.problems.push('transactions: must be a list of {transaction_id, platform_id}');
   }
   const row: MovementTable = {

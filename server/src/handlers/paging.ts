@@ -11,7 +11,7 @@ export function decodeAfter(
 ): CursorKeys | null {
   if (after === undefined) return null;
   const keys = context.cursors.decode(scope, after, arity);
-  if (!keys || !keys.every((k) => typeof k === 'string')) {
+  if (!keys?.every((k) => typeof k === 'string')) {
     throw new ApiError('invalid_cursor', undefined, { details: { parameter: 'after' } });
   }
   return keys;

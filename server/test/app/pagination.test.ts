@@ -53,6 +53,11 @@ function makeMovements(count: number, account: string, offset = 0): MovementTabl
   }));
 }
 
+interface Page {
+  items: { id: string }[];
+  page_info: { has_next_page: boolean; last_cursor: string | null };
+}
+
 async function walk(app: FastifyInstance, url: (after: string | null) => string, headers: Record<string, string> = {}) {
   const ids: string[] = [];
   const pages: { hasNext: boolean; count: number }[] = [];
@@ -60,8 +65,8 @@ async function walk(app: FastifyInstance, url: (after: string | null) => string,
   for (let guard = 0; guard < 1000; guard++) {
     const response = await app.inject({ url: url(after), headers });
     expect(response.statusCode, response.body).toBe(200);
-    const body = response.json();
-    ids.push(...body.items.map((item: { id: string }) => item.id));
+    const body: Page = response.json();
+    ids.push(...body.items.map((item) => item.id));
     pages.push({ hasNext: body.page_info.has_next_page, count: body.items.length });
     expect(body.page_info.last_cursor === null).toBe(!body.page_info.has_next_page);
     after = body.page_info.last_cursor;
@@ -133,8 +138,8 @@ describe.each(DATABASES)('pagination on %s', (kind) => {
     let inserted = 0;
     do {
       const response = await t.app.inject({ url: tradesUrl('limit=20')(after) });
-      const body = response.json();
-      seen.push(...body.items.map((i: { id: string }) => i.id));
+      const body: Page = response.json();
+      seen.push(...body.items.map((i) => i.id));
       after = body.page_info.last_cursor;
       // A new trade at a random existing timestamp, and one at the newest time.
       const extra = makeTrades(2, ME.address, 5000 + inserted);

@@ -1,0 +1,190 @@
+/** One error handler: every failure answers with the spec's error body, status and catalogue code. */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { type ErrorName, errorCatalogue } from '@gateway/generated';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, specification } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import { openStore } from '../../src/store/store.js';
+import { type TestApp, testApp } from '../support/app.js';
+import { TEST_POSTGRES_URL } from '../support/databases.js';
+
+const codeOf = (r: { json(): unknown }) => (r.json() as { errors: { code: number }[] }).errors[0]?.code;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? sources(full) : full.endsWith('.ts') ? [full] : [];
+  });
+}
+
+describe('the error catalogue, both ways', () => {
+  const schema = (
+    specification as { components: { schemas: { ErrorCode: { oneOf: { const: number; title: string }[] } } } }
+  ).components.schemas.ErrorCode;
+
+  it('every code of the spec is in the server catalogue, with the same name', () => {
+    const fromSpec = Object.fromEntries(schema.oneOf.map((e) => [e.title, e.const]));
+    const fromCatalogue = Object.fromEntries(Object.entries(errorCatalogue).map(([name, e]) => [name, e.code]));
+    expect(fromCatalogue).toEqual(fromSpec);
+  });
+
+  it('the server produces every code of the catalogue somewhere, and no other', () => {
+    const text = sources(path.resolve(import.meta.dirname, '../../src'))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
+    const produced = new Set([...text.matchAll(/(?:ApiError|errorBody)\(\s*'([a-z_]+)'/g)].map((m) => m[1]));
+    expect([...produced].filter((name) => name === undefined || !(name in errorCatalogue))).toEqual([]);
+    expect(Object.keys(errorCatalogue).filter((name) => !produced.has(name as ErrorName))).toEqual([]);
+  });
+
+  it('every error response of every operation documents the ErrorBody', () => {
+    const paths = (specification as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> })
+      .paths;
+    const statuses = Object.values(paths).flatMap((item) =>
+      Object.values(item).flatMap((op) => Object.keys(op.responses).filter((s) => s >= '400')),
+    );
+    expect(statuses.length).toBeGreaterThan(100);
+    const catalogueStatuses = new Set(Object.values(errorCatalogue).map((e) => String(e.status)));
+    expect(statuses.filter((s) => !catalogueStatuses.has(s))).toEqual([]);
+  });
+});
+
+describe('failures of every kind', () => {
+  let t: TestApp;
+  const logs: string[] = [];
+  beforeAll(async () => {
+    t = await testApp('sqlite', { demo: true });
+  });
+  afterAll(() => t.close());
+
+  it.each([
+    ['an unknown route', { url: '/v1/unknown' }, 404, 10400],
+    ['a path outside /v1', { url: '/' }, 404, 10400],
+    ['a wrong method', { method: 'PUT' as const, url: '/v1/platforms/ETH' }, 405, 10700],
+    ['POST on a GET operation', { method: 'POST' as const, url: '/v1/platforms' }, 405, 10700],
+    ['an Accept without JSON', { url: '/v1/platforms', headers: { accept: 'text/html' } }, 406, 10900],
+    ['JSON refused by q=0', { url: '/v1/platforms', headers: { accept: 'application/json;q=0' } }, 406, 10900],
+    [
+      'a body of another type',
+      { method: 'POST' as const, url: '/v1/oauth2/token', headers: { 'content-type': 'text/plain' }, payload: 'a=b' },
+      415,
+      10800,
+    ],
+    [
+      'an unknown body type',
+      {
+        method: 'POST' as const,
+        url: '/v1/oauth2/token',
+        headers: { 'content-type': 'application/xml' },
+        payload: '<a/>',
+      },
+      415,
+      10800,
+    ],
+    [
+      'a body over 16 KiB',
+      {
+        method: 'POST' as const,
+        url: '/v1/oauth2/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `grant_type=password&x=${'a'.repeat(17_000)}`,
+      },
+      413,
+      11000,
+    ],
+    [
+      'broken JSON',
+      {
+        method: 'POST' as const,
+        url: '/v1/oauth2/token',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"grant_type":',
+      },
+      400,
+      10204,
+    ],
+    [
+      'a JSON array body',
+      {
+        method: 'POST' as const,
+        url: '/v1/oauth2/token',
+        headers: { 'content-type': 'application/json' },
+        payload: '[1]',
+      },
+      400,
+      10201,
+    ],
+    [
+      'a prototype-poisoning body',
+      {
+        method: 'POST' as const,
+        url: '/v1/oauth2/token',
+        headers: { 'content-type': 'application/json' },
+        payload: '{"__proto__":{"x":1}}',
+      },
+      400,
+      10204,
+    ],
+    ['a limit that is no number', { url: '/v1/platforms?limit=1e3' }, 400, 10201],
+    ['a negative offset', { url: '/v1/deposit/currencies?offset=-1' }, 400, 10201],
+    ['a cursor too long', { url: `/v1/platforms?after=${'A'.repeat(300)}` }, 400, 10201],
+    ['a forged cursor', { url: '/v1/platforms?after=QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFB' }, 400, 10206],
+  ])('%s: %i, code %i', async (_name, request, status, code) => {
+    const response = await t.app.inject(request);
+    expect(response.statusCode, response.body).toBe(status);
+    expect(codeOf(response)).toBe(code);
+    expect(response.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  it('405 names the allowed methods', async () => {
+    const response = await t.app.inject({ method: 'DELETE', url: '/v1/movements/abc' });
+    expect(response.headers.allow).toBe('GET, HEAD');
+  });
+
+  it('an unauthenticated request with bad parameters gets 400 (validation runs first), a good one 401', async () => {
+    expect((await t.app.inject({ url: '/v1/movements?limit=0' })).statusCode).toBe(400);
+    expect((await t.app.inject({ url: '/v1/movements?limit=1' })).statusCode).toBe(401);
+  });
+
+  it('an internal error is a 500 with code 10500; its details are logged, never sent', async () => {
+    const app = await buildApp(testConfig({ dataDir: t.config.dataDir, logLevel: 'error' }), {
+      store: t.store,
+      now: () => {
+        throw new Error('secret internal detail');
+      },
+      logStream: { write: (line: string) => logs.push(line) },
+    });
+    try {
+      const response = await app.inject({ url: '/v1/movements', headers: { authorization: 'Bearer a.b.c' } });
+      expect(response.statusCode).toBe(500);
+      expect(response.json()).toEqual({ errors: [{ code: 10500, message: 'Internal server error' }] });
+      expect(response.body).not.toContain('secret');
+      expect(logs.join('\n')).toContain('secret internal detail');
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('the database going away', () => {
+  it('answers 503 with Retry-After, fast, and serves again when it returns', async () => {
+    // A pool pointed at a port where nothing listens behaves like a stopped PostgreSQL.
+    const down = openStore(TEST_POSTGRES_URL.replace(':5432', ':5499'));
+    const real = openStore('sqlite::memory:');
+    const store = { ...real, db: down.db };
+    const app = await buildApp(testConfig({ dataDir: '/tmp/gateway-503' }), { store });
+    try {
+      const started = Date.now();
+      const response = await app.inject({ url: '/v1/platforms' });
+      expect(response.statusCode).toBe(503);
+      expect(codeOf(response)).toBe(11200);
+      expect(response.headers['retry-after']).toBe('5');
+      expect(Date.now() - started).toBeLessThan(6000);
+    } finally {
+      await app.close();
+      await down.close();
+      await real.close();
+    }
+  });
+});
