@@ -22,8 +22,10 @@ export interface paths {
          *     skew are tolerated on the one-week bound because clients sign exactly now + 604800 and send a moment
          *     later.
          *
-         *     **refresh_token**: reissue. The refresh token is exchanged for a new pair and stops working; presenting
-         *     it again revokes every token issued from the same sign-in.
+         *     **refresh_token**: reissue. The refresh token is exchanged for a new pair (an access token with the same
+         *     lifetime, from now) and stops working. Presenting it again, later or concurrently, revokes every refresh
+         *     token issued from the same sign-in (reuse detection): of two concurrent refreshes one succeeds, and its
+         *     new refresh token is revoked too. Access tokens already issued stay valid until their `expires_in`.
          *
          *     The parameters are form-encoded in the body (`application/x-www-form-urlencoded`). Deployed clients
          *     send them in the query string instead, with an empty body (possibly labelled `application/json`);

@@ -208,7 +208,6 @@ export async function issueForRefreshToken(
   if (!outcome.ok) throw new ApiError('invalid_refresh_token');
   const claims = JSON.parse(outcome.claims) as IssuedClaims;
   if (claims.cid !== grant.clientId) throw new ApiError('invalid_refresh_token');
-  if (!(await isFamilyActive(db, outcome.familyId))) throw new ApiError('invalid_refresh_token');
   return issuePair(db, settings, claims, outcome.familyId, now + claims.lt, now);
 }
 

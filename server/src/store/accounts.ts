@@ -126,7 +126,8 @@ export type RefreshOutcome =
 
 /**
  * Spends a refresh token once. The conditional update decides between concurrent spenders (exactly one
- * wins); presenting a spent token again revokes its whole family (OAuth 2.0 Security BCP).
+ * wins); presenting a spent token again, concurrently or later, revokes its whole family (OAuth 2.0
+ * Security BCP), including the pair the winner was just given.
  */
 export async function spendRefreshToken(db: Kysely<Database>, tokenHash: string, now: string): Promise<RefreshOutcome> {
   const row = await db
@@ -145,6 +146,8 @@ export async function spendRefreshToken(db: Kysely<Database>, tokenHash: string,
           .set({ used_at: now })
           .where('token_hash', '=', tokenHash)
           .where('used_at', 'is', null)
+          // The family's state is part of the one atomic decision: no check after the spend.
+          .where('family_id', 'in', (eb) => eb.selectFrom('token_families').select('id').where('revoked_at', 'is', null))
           .executeTakeFirst()
       : undefined;
   if (spent && Number(spent.numUpdatedRows) === 1) return { ok: true, familyId: row.family_id, claims: row.claims };
@@ -155,10 +158,4 @@ export async function spendRefreshToken(db: Kysely<Database>, tokenHash: string,
     .where('revoked_at', 'is', null)
     .execute();
   return { ok: false, reason: 'reused' };
-}
-
-/** True while the family has not been revoked. */
-export async function isFamilyActive(db: Kysely<Database>, familyId: string): Promise<boolean> {
-  const row = await db.selectFrom('token_families').select('revoked_at').where('id', '=', familyId).executeTakeFirst();
-  return row !== undefined && row.revoked_at === null;
 }
