@@ -147,7 +147,9 @@ export async function spendRefreshToken(db: Kysely<Database>, tokenHash: string,
           .where('token_hash', '=', tokenHash)
           .where('used_at', 'is', null)
           // The family's state is part of the one atomic decision: no check after the spend.
-          .where('family_id', 'in', (eb) => eb.selectFrom('token_families').select('id').where('revoked_at', 'is', null))
+          .where('family_id', 'in', (eb) =>
+            eb.selectFrom('token_families').select('id').where('revoked_at', 'is', null),
+          )
           .executeTakeFirst()
       : undefined;
   if (spent && Number(spent.numUpdatedRows) === 1) return { ok: true, familyId: row.family_id, claims: row.claims };

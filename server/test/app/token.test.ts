@@ -252,8 +252,18 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
       expect(winners).toHaveLength(1);
       expect(results.filter((r) => r.statusCode === 400)).toHaveLength(3);
       // The losers presented a spent token: reuse revoked the family, the winner's new pair included.
-      const next = new URLSearchParams({ grant_type: 'refresh_token', scope: 'general', client_id: 'waves.exchange', refresh_token: winners[0]?.json().refresh_token }).toString();
-      const afterRace = await t.app.inject({ method: 'POST', url: '/v1/oauth2/token', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: next });
+      const next = new URLSearchParams({
+        grant_type: 'refresh_token',
+        scope: 'general',
+        client_id: 'waves.exchange',
+        refresh_token: winners[0]?.json().refresh_token,
+      }).toString();
+      const afterRace = await t.app.inject({
+        method: 'POST',
+        url: '/v1/oauth2/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: next,
+      });
       expect(codeOf(afterRace)).toBe(11308);
     }
   });
