@@ -14,7 +14,7 @@ import { addressFromEthAddress, addressFromPublicKey, type ChainId, chainIdByte 
 import { PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, verifyLedgerSignature } from '../crypto/curve25519.js';
 import { ETH_SIGNATURE_LENGTH, eip712Digest, parseEthAddress, recoverSigner } from '../crypto/ethereum.js';
 import { ApiError } from '../errors.js';
-import { createTokenFamily, isFamilyActive, spendRefreshToken, storeRefreshToken } from '../store/accounts.js';
+import { createTokenFamily, spendRefreshToken, storeRefreshToken } from '../store/accounts.js';
 import type { Database } from '../store/schema.js';
 
 /** The longest a signed expiry may lie ahead (one week), and the clock skew tolerated on top of it. */
