@@ -475,7 +475,7 @@ export interface components {
          *       "grant_type": "password",
          *       "scope": "general",
          *       "username": "4KxUVD9NtyRJjU3BCvPgJSttoJX7cb3DMdDTNucLN121",
-         *       "password": "1794402800:2Uo3FBnyDUKdDVkGchkr4HQzZpK7TeVqZd7C3rDZN1vjGR1HXhBm6A4LvkdyQX8xjS4F3DrWp2yhxEY5oxS7Ddvj",
+         *       "password": "1794402800:gkksLxURxDdW4REbFxhNwh57ymAsdMWYuY8UXKym7GAFdM2FZo4X95zB3ZUvT1E6H3A8rGPpdTMCEjKK2AhsxU2",
          *       "client_id": "waves.exchange"
          *     }
          */
@@ -992,7 +992,7 @@ export interface components {
          *     is over the bytes `[255, 255, 255, 1]` followed by the UTF-8 text `<chain_id>:<client_id>:<expiry>`,
          *     made with the ledger key (Curve25519, base58, 64 bytes); for an Ethereum-style account it is the
          *     EIP-712 signature of the text (65 bytes, base58 or `0x` hex).
-         * @example 1794402800:2Uo3FBnyDUKdDVkGchkr4HQzZpK7TeVqZd7C3rDZN1vjGR1HXhBm6A4LvkdyQX8xjS4F3DrWp2yhxEY5oxS7Ddvj
+         * @example 1794402800:gkksLxURxDdW4REbFxhNwh57ymAsdMWYuY8UXKym7GAFdM2FZo4X95zB3ZUvT1E6H3A8rGPpdTMCEjKK2AhsxU2
          */
         Password: string;
         /**

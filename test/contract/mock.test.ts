@@ -18,7 +18,7 @@ const mockContext: ScenarioContext = {
     grant_type: 'password',
     scope: 'general',
     username: '4KxUVD9NtyRJjU3BCvPgJSttoJX7cb3DMdDTNucLN121',
-    password: '1794402800:2Uo3FBnyDUKdDVkGchkr4HQzZpK7TeVqZd7C3rDZN1vjGR1HXhBm6A4LvkdyQX8xjS4F3DrWp2yhxEY5oxS7Ddvj',
+    password: '1794402800:gkksLxURxDdW4REbFxhNwh57ymAsdMWYuY8UXKym7GAFdM2FZo4X95zB3ZUvT1E6H3A8rGPpdTMCEjKK2AhsxU2',
     client_id: 'waves.exchange',
   }),
   freshRefreshToken: async () => 'rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw',

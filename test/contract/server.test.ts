@@ -1,11 +1,17 @@
 /**
  * Every contract scenario against the real server (the built binary, embedded database, demo exchange):
- * directly over HTTP, with each body validated against the spec and each error code checked; and through
+ * directly over HTTP, with each body validated against the spec and each error code checked; against the
+ * same app built in this process (`buildApp`); and through
  * Prism's validating proxy (`prism proxy --errors`), which turns any response that breaks the spec into a
  * 500. Prism answers requests that break the spec itself; the direct run covers those.
  */
 
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { createApiClient, passwordFor, signerFromSeed } from '@gateway/client';
+import { buildApp, loadDemoIfEmpty, openStore, testConfig } from '@gateway/server';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenarios } from '../scenarios/index.js';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
@@ -18,15 +24,10 @@ const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare se
 const PRISM_REQUEST_SIDE =
   /#(UNPROCESSABLE_ENTITY|UNAUTHORIZED|NO_PATH_MATCHED_ERROR|NO_METHOD_MATCHED_ERROR|INVALID_CONTENT_TYPE)$/;
 
-let gateway: RunningGateway;
-let proxy: RunningPrism;
-let context: ScenarioContext;
-
-beforeAll(async () => {
-  gateway = await startGateway();
-  proxy = await startPrism({ kind: 'proxy', upstream: gateway.url });
+/** What the scenarios need from a server at `baseUrl`: tokens of the demo account and one of its movements. */
+async function serverContext(baseUrl: string): Promise<ScenarioContext> {
   const signer = signerFromSeed(DEMO_SEED);
-  const api = createApiClient({ baseUrl: gateway.url });
+  const api = createApiClient({ baseUrl });
   const passwordGrant = async () => ({
     grant_type: 'password',
     scope: 'general',
@@ -35,7 +36,7 @@ beforeAll(async () => {
     client_id: 'waves.exchange',
   });
   const signIn = async () => {
-    const response = await fetch(`${gateway.url}/v1/oauth2/token`, {
+    const response = await fetch(`${baseUrl}/v1/oauth2/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams(await passwordGrant()),
@@ -44,7 +45,7 @@ beforeAll(async () => {
     return (await response.json()) as { access_token: string; refresh_token: string };
   };
   const { access_token } = await signIn();
-  context = {
+  return {
     bearer: async () => `Bearer ${access_token}`,
     passwordGrant,
     freshRefreshToken: async () => (await signIn()).refresh_token,
@@ -58,11 +59,37 @@ beforeAll(async () => {
       return id;
     },
   };
+}
+
+let gateway: RunningGateway;
+let proxy: RunningPrism;
+let context: ScenarioContext;
+let inProcess: { app: FastifyInstance; url: string; context: ScenarioContext; dataDir: string };
+
+beforeAll(async () => {
+  gateway = await startGateway();
+  proxy = await startPrism({ kind: 'proxy', upstream: gateway.url });
+  context = await serverContext(gateway.url);
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-inprocess-'));
+  const config = testConfig({
+    dataDir,
+    databaseUrl: `sqlite:${path.join(dataDir, 'gateway.db')}`,
+    tokenRateLimit: 100_000,
+  });
+  const store = openStore(config.databaseUrl);
+  await store.migrate();
+  await loadDemoIfEmpty(store, 'W');
+  const app = await buildApp(config, { store });
+  app.addHook('onClose', () => store.close());
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  inProcess = { app, url, context: await serverContext(url), dataDir };
 }, 120_000);
 
 afterAll(async () => {
   await proxy?.stop();
   await gateway?.stop();
+  await inProcess?.app.close();
+  if (inProcess) rmSync(inProcess.dataDir, { recursive: true, force: true });
 });
 
 const forServer = scenarios.filter((s) => s.only !== 'mock');
@@ -70,6 +97,13 @@ const forServer = scenarios.filter((s) => s.only !== 'mock');
 describe('contract scenarios against the real server, directly', () => {
   it.each(forServer.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
     const answer = await send(gateway.url, scenario, context);
+    expect(problemsWith(answer, scenario, 'server')).toEqual([]);
+  });
+});
+
+describe('contract scenarios against the server built in-process (buildApp)', () => {
+  it.each(forServer.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
+    const answer = await send(inProcess.url, scenario, inProcess.context);
     expect(problemsWith(answer, scenario, 'server')).toEqual([]);
   });
 });

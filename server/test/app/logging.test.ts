@@ -1,0 +1,78 @@
+/** Secrets, passwords and tokens never reach the logs, even at trace level and when sent in a query string. */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { signIn, type TestApp, testApp } from '../support/app.js';
+import { DEMO_SEED, ledgerUser } from '../support/signers.js';
+
+describe('logs', () => {
+  let t: TestApp;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    t = await testApp('sqlite', { demo: true });
+  });
+  afterAll(() => t.close());
+
+  it('carry requests but no password, signature, token, seed or key', async () => {
+    const app = await buildApp(
+      { ...t.config, logLevel: 'trace' },
+      { store: t.store, logStream: { write: (l) => lines.push(l) } },
+    );
+    const me = ledgerUser(DEMO_SEED);
+    const expiry = Math.floor(Date.now() / 1000) + 600;
+    const password = me.password(expiry);
+    const query = new URLSearchParams({
+      grant_type: 'password',
+      scope: 'general',
+      username: me.username,
+      password,
+      client_id: 'waves.exchange',
+    });
+    const viaQuery = await app.inject({
+      method: 'POST',
+      url: `/v1/oauth2/token?${query}`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(viaQuery.statusCode).toBe(200);
+    const pair = await signIn(app, me, expiry);
+    const refreshed = await app.inject({
+      method: 'POST',
+      url: '/v1/oauth2/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        grant_type: 'refresh_token',
+        scope: 'general',
+        client_id: 'waves.exchange',
+        refresh_token: pair.refresh_token,
+      }).toString(),
+    });
+    expect(refreshed.statusCode).toBe(200);
+    const withdrawal = await app.inject({
+      url: '/v1/withdraw/addresses/USDT/0x3f2b1c25A5f23b193560B97988ee98cBDb480730/ETH',
+      headers: { authorization: `Bearer ${pair.access_token}` },
+    });
+    expect(withdrawal.statusCode).toBe(200);
+    await app.inject({ url: '/v1/movements', headers: { authorization: 'Bearer forged.token.here' } });
+    await app.close();
+
+    const log = lines.join('\n');
+    expect(lines.length).toBeGreaterThan(8);
+    expect(log).toContain('/v1/oauth2/token');
+    const secrets = JSON.parse(readFileSync(`${t.config.dataDir}/secrets.json`, 'utf8'));
+    const forbidden = {
+      signature: password.split(':')[1] ?? '',
+      accessToken: pair.access_token,
+      accessTokenSignature: pair.access_token.split('.')[2] ?? '',
+      refreshToken: pair.refresh_token,
+      newRefreshToken: refreshed.json().refresh_token,
+      proxySeed: secrets.proxySeed,
+      cursorSecret: secrets.cursorSecret,
+      signingKey: secrets.tokenSigningKey.split('\n')[1],
+      forgedBearer: 'forged.token.here',
+    };
+    for (const [name, value] of Object.entries(forbidden)) {
+      expect(value.length, name).toBeGreaterThan(8);
+      expect(log.includes(value), `${name} appears in the log`).toBe(false);
+    }
+  });
+});
