@@ -1,15 +1,13 @@
 /**
- * Typed client of the Exchange Gateway API. Every operation of the spec is callable through
- * openapi-fetch with its parameters, bodies, replies and errors typed from the generated `paths`.
+ * The Exchange Gateway client: every operation of the spec, typed; signing in with a ledger key or an
+ * Ethereum-style wallet; a session that stays fresh; iterators over lists; exact fee arithmetic.
  * @see ../../spec/openapi.yaml
  */
-import type { paths } from '@gateway/generated';
-import createClient, { type Client, type ClientOptions } from 'openapi-fetch';
-
 export type { components, operations, paths } from '@gateway/generated';
 export {
   addressOfEthAccount,
   addressOfPublicKey,
+  type Base58,
   type ChainId,
   type LedgerSigner,
   signerFromPrivateKey,
@@ -24,11 +22,32 @@ export {
   typedDataFor,
   usernameOf,
 } from './auth/password.js';
+export {
+  type ErrorBody,
+  type ErrorCode,
+  errorCatalogue,
+  errorCodeOf,
+  GatewayError,
+  isExpiredToken,
+  SessionEndedError,
+} from './errors.js';
+export { type Amount, type AmountCheck, checkAmount, receivedAmount } from './fees.js';
+export {
+  type ApiClient,
+  createGatewayClient,
+  type GatewayClient,
+  type GatewayClientOptions,
+  type LoginOptions,
+  type RetryOptions,
+  type TradeQuery,
+} from './gateway.js';
+export { cursorItems, offsetItems } from './paginate.js';
+export { memoryStorage, type SessionTokens, type TokenStorage, webStorage } from './session.js';
 
-/** The low-level typed client: one method per HTTP verb, paths and bodies checked against the spec. */
-export type ApiClient = Client<paths>;
+import type { paths } from '@gateway/generated';
+import createClient, { type ClientOptions } from 'openapi-fetch';
 
-/** Creates the low-level typed client for a gateway at `baseUrl` (e.g. `https://api.example.com`). */
-export function createApiClient(options: ClientOptions): ApiClient {
+/** The low-level typed client alone (no session), for the public operations or custom auth. */
+export function createApiClient(options: ClientOptions) {
   return createClient<paths>(options);
 }
