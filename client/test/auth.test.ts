@@ -46,7 +46,14 @@ describe('ledger signers', () => {
   it('let a wallet provider sign the text (it adds the prefix) and an EIP-712 wallet sign typed data', async () => {
     const texts: string[] = [];
     const provider = await passwordFor(
-      { kind: 'message', publicKey: 'pk', signMessage: async (text) => (texts.push(text), 'base58sig') },
+      {
+        kind: 'message',
+        publicKey: 'pk',
+        signMessage: async (text) => {
+          texts.push(text);
+          return 'base58sig';
+        },
+      },
       'T',
       'wx.network',
       123,
@@ -54,7 +61,14 @@ describe('ledger signers', () => {
     expect([provider, texts]).toEqual(['123:base58sig', ['T:wx.network:123']]);
     const typed: unknown[] = [];
     const eth = await passwordFor(
-      { kind: 'eip712', address: '0xabc', signTypedData: async (data) => (typed.push(data), Uint8Array.of(1, 255)) },
+      {
+        kind: 'eip712',
+        address: '0xabc',
+        signTypedData: async (data) => {
+          typed.push(data);
+          return Uint8Array.of(1, 255);
+        },
+      },
       'W',
       'waves.exchange',
       456,

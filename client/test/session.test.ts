@@ -139,6 +139,7 @@ describe('the session', () => {
     expect(isExpiredToken(error)).toBe(true);
     expect(tokenCalls(requests)).toHaveLength(2);
     expect(requests.filter((r) => r.url.pathname === '/v1/movements')).toHaveLength(2);
+    expect(refused).toBe(2);
   });
 
   it('shares one refresh among concurrent requests', async () => {
