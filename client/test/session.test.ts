@@ -334,9 +334,12 @@ describe('types', () => {
     await client.api.GET('/v1/nowhere');
     // @ts-expect-error: the path parameter is required
     await client.api.GET('/v1/platforms/{id}', { params: { path: {} } });
-    // @ts-expect-error: sort is asc or desc
     await client.api.GET('/v1/addresses/{ledger_address}/trades/{amount_currency_id}/{price_currency_id}', {
-      params: { path: { ledger_address: 'a', amount_currency_id: 'b', price_currency_id: 'c' }, query: { sort: 'up' } },
+      params: {
+        path: { ledger_address: 'a', amount_currency_id: 'b', price_currency_id: 'c' },
+        // @ts-expect-error: sort is asc or desc
+        query: { sort: 'up' },
+      },
     });
     for await (const movement of client.movements())
       expectTypeOf(movement.status).toEqualTypeOf<'in_progress' | 'pending_approval' | 'confirmed' | 'rejected'>();
