@@ -441,7 +441,7 @@ export interface components {
          * @example {
          *       "access_token": "eyJhbGciOiJFZERTQSIsImtpZCI6IjJhOWYiLCJ0eXAiOiJKV1QifQ.eyJhIjoiM1A5S1IzM1F5WHdmVFh2OGtLdE5HWll0Z0trM1JYU1VrMzYiLCJuYiI6IlciLCJleHAiOjE3OTQ0MDI4MDB9.c2lnbmF0dXJl",
          *       "token_type": "bearer",
-         *       "expires_in": 1794402800,
+         *       "expires_in": 1893456000,
          *       "refresh_token": "rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw"
          *     }
          */
@@ -459,7 +459,7 @@ export interface components {
             /**
              * @description Expiry of the access token as an absolute Unix time in seconds (not a duration). For the password
              *     grant it is the expiry the user signed; a refresh issues a token with the same lifetime, from now.
-             * @example 1794402800
+             * @example 1893456000
              */
             expires_in: number;
             /**
@@ -475,7 +475,7 @@ export interface components {
          *       "grant_type": "password",
          *       "scope": "general",
          *       "username": "4KxUVD9NtyRJjU3BCvPgJSttoJX7cb3DMdDTNucLN121",
-         *       "password": "1794402800:gkksLxURxDdW4REbFxhNwh57ymAsdMWYuY8UXKym7GAFdM2FZo4X95zB3ZUvT1E6H3A8rGPpdTMCEjKK2AhsxU2",
+         *       "password": "1893456000:2SdV1pLJrN49TkTVxqXmkJ7fbi5J1wGHiUQV2jVUhiQ9WK7yEA9nsWd5uJmceTJEjtF3koveZkaZ7qEf6ovSE8QW",
          *       "client_id": "waves.exchange"
          *     }
          */
@@ -992,7 +992,7 @@ export interface components {
          *     is over the bytes `[255, 255, 255, 1]` followed by the UTF-8 text `<chain_id>:<client_id>:<expiry>`,
          *     made with the ledger key (Curve25519, base58, 64 bytes); for an Ethereum-style account it is the
          *     EIP-712 signature of the text (65 bytes, base58 or `0x` hex).
-         * @example 1794402800:gkksLxURxDdW4REbFxhNwh57ymAsdMWYuY8UXKym7GAFdM2FZo4X95zB3ZUvT1E6H3A8rGPpdTMCEjKK2AhsxU2
+         * @example 1893456000:2SdV1pLJrN49TkTVxqXmkJ7fbi5J1wGHiUQV2jVUhiQ9WK7yEA9nsWd5uJmceTJEjtF3koveZkaZ7qEf6ovSE8QW
          */
         Password: string;
         /**

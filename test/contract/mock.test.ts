@@ -18,7 +18,7 @@ const mockContext: ScenarioContext = {
     grant_type: 'password',
     scope: 'general',
     username: '4KxUVD9NtyRJjU3BCvPgJSttoJX7cb3DMdDTNucLN121',
-    password: '1794402800:gkksLxURxDdW4REbFxhNwh57ymAsdMWYuY8UXKym7GAFdM2FZo4X95zB3ZUvT1E6H3A8rGPpdTMCEjKK2AhsxU2',
+    password: '1893456000:2SdV1pLJrN49TkTVxqXmkJ7fbi5J1wGHiUQV2jVUhiQ9WK7yEA9nsWd5uJmceTJEjtF3koveZkaZ7qEf6ovSE8QW',
     client_id: 'waves.exchange',
   }),
   freshRefreshToken: async () => 'rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw',

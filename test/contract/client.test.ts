@@ -1,0 +1,170 @@
+/**
+ * The client against the Prism mock (which refuses any request that breaks the spec): every operation of
+ * the spec is called through it; and end to end against the real server with the demo account.
+ */
+import {
+  createGatewayClient,
+  type GatewayClient,
+  isExpiredToken,
+  memoryStorage,
+  SessionEndedError,
+  signerFromSeed,
+} from '@gateway/client';
+import { type OperationId, operationMeta } from '@gateway/generated';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { type RunningGateway, startGateway } from '../src/gateway.js';
+
+const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
+const DEMO_ADDRESS = '3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36';
+const signer = signerFromSeed(DEMO_SEED);
+
+/** One call of every operation, through the typed client. */
+const calls: Record<OperationId, (client: GatewayClient) => Promise<{ response: Response; error?: unknown }>> = {
+  createToken: (c) =>
+    c.login(signer, { lifetime: 600 }).then(() => ({ response: new Response(null, { status: 200 }) })),
+  listDepositCurrencies: (c) => c.api.GET('/v1/deposit/currencies', { params: { query: { limit: 10, offset: 0 } } }),
+  getDepositCurrency: (c) =>
+    c.api.GET('/v1/deposit/currencies/{currency}/{platform}', {
+      params: { path: { currency: 'USDT', platform: 'ETH' } },
+    }),
+  getDepositCurrencyOnDefaultPlatform: (c) =>
+    c.api.GET('/v1/deposit/currencies/{currency}', { params: { path: { currency: 'USDT' } } }),
+  getDepositAddresses: (c) =>
+    c.api.GET('/v1/deposit/addresses/{currency}/{platform}', {
+      params: { path: { currency: 'USDT', platform: 'ETH' } },
+    }),
+  getDepositAddressesOnDefaultPlatform: (c) =>
+    c.api.GET('/v1/deposit/addresses/{currency}', { params: { path: { currency: 'BTC' } } }),
+  listWithdrawalCurrencies: (c) => c.api.GET('/v1/withdraw/currencies', { params: { query: { limit: 100 } } }),
+  getWithdrawalCurrency: (c) =>
+    c.api.GET('/v1/withdraw/currencies/{currency}/{platform}', {
+      params: { path: { currency: 'USDT', platform: 'ETH' } },
+    }),
+  getWithdrawalCurrencyOnDefaultPlatform: (c) =>
+    c.api.GET('/v1/withdraw/currencies/{currency}', { params: { path: { currency: 'USDT' } } }),
+  getWithdrawalAddresses: (c) =>
+    c.api.GET('/v1/withdraw/addresses/{currency}/{address}/{platform}', {
+      params: { path: { currency: 'USDT', address: '0x3f2b1c25A5f23b193560B97988ee98cBDb480730', platform: 'ETH' } },
+    }),
+  getWithdrawalAddressesOnDefaultPlatform: (c) =>
+    c.api.GET('/v1/withdraw/addresses/{currency}/{address}', {
+      params: { path: { currency: 'USDT', address: '0x3f2b1c25A5f23b193560B97988ee98cBDb480730' } },
+    }),
+  listMovements: (c) => c.api.GET('/v1/movements', { params: { query: { limit: 5 } } }),
+  getMovement: (c) =>
+    c.api.GET('/v1/movements/{id}', { params: { path: { id: '0b7c4f52-3a1e-4c0f-9d8e-7a1b2c3d4e5f' } } }),
+  listPlatforms: (c) => c.api.GET('/v1/platforms', { params: { query: { limit: 100 } } }),
+  getPlatform: (c) => c.api.GET('/v1/platforms/{id}', { params: { path: { id: 'ETH' } } }),
+  listTrades: (c) =>
+    c.api.GET('/v1/addresses/{ledger_address}/trades/{amount_currency_id}/{price_currency_id}', {
+      params: {
+        path: { ledger_address: DEMO_ADDRESS, amount_currency_id: 'WAVES', price_currency_id: 'USDT' },
+        query: { timestamp__gte: '2021-08-01T00:00:00.000Z', sort: 'asc', limit: 50 },
+      },
+    }),
+  getStakingYield: (c) => c.api.GET('/v1/apy/staking/{currency_id}', { params: { path: { currency_id: 'WAVES' } } }),
+};
+
+describe('the client against the mock', () => {
+  let client: GatewayClient;
+  beforeAll(async () => {
+    client = createGatewayClient({ baseUrl: inject('mockUrl'), chainId: 'W', clientId: 'waves.exchange' });
+    await client.login(signer, { lifetime: 600 });
+  });
+
+  it.each(Object.keys(operationMeta) as OperationId[])(
+    '%s: the mock accepts the request the client sends',
+    async (id) => {
+      const { response, error } = await calls[id](client);
+      expect(error).toBeUndefined();
+      expect(response.status).toBe(200);
+    },
+  );
+});
+
+describe('the client against the real server, end to end', () => {
+  let gateway: RunningGateway;
+  beforeAll(async () => {
+    gateway = await startGateway();
+  }, 60_000);
+  afterAll(() => gateway?.stop());
+
+  it('signs in with the demo seed, pages through movements and trades', async () => {
+    const client = createGatewayClient({ baseUrl: gateway.url, chainId: 'W', clientId: 'waves.exchange' });
+    await client.login(signer, { lifetime: 3600 });
+    const movements = [];
+    for await (const movement of client.movements({ pageSize: 7 })) movements.push(movement);
+    expect(movements.length).toBe(50);
+    const created = movements.map((m) => m.created_at);
+    expect(created).toEqual([...created].sort().reverse());
+    const trades = [];
+    for await (const trade of client.trades({
+      address: DEMO_ADDRESS,
+      amountCurrency: 'WAVES',
+      priceCurrency: 'USDT',
+      sort: 'asc',
+      pageSize: 37,
+    })) {
+      trades.push(trade);
+    }
+    expect(trades.length).toBe(320);
+    expect(new Set(trades.map((t) => t.id)).size).toBe(320);
+    const platforms = [];
+    for await (const p of client.platforms({ pageSize: 1 })) platforms.push(p.id);
+    expect(platforms).toEqual(['BSC', 'BTC', 'ETH']);
+    const currencies = [];
+    for await (const c of client.withdrawalCurrencies({ pageSize: 2 })) currencies.push(`${c.id}/${c.platform_id}`);
+    expect(currencies).toHaveLength(7);
+  });
+
+  it('refreshes before expiry; a reused refresh token ends the other session with a clear error', async () => {
+    let clock = Date.now();
+    const storage = memoryStorage();
+    const client = createGatewayClient({
+      baseUrl: gateway.url,
+      chainId: 'W',
+      clientId: 'waves.exchange',
+      storage,
+      now: () => clock,
+    });
+    const first = await client.login(signer, { lifetime: 120 });
+    // A copy of the session (another tab holding the same tokens).
+    const copy = createGatewayClient({
+      baseUrl: gateway.url,
+      chainId: 'W',
+      clientId: 'waves.exchange',
+      storage: memoryStorage({ ...first }),
+      now: () => clock,
+    });
+    clock += 100_000; // within the refresh margin of the 120 s token
+    const { response } = await client.api.GET('/v1/movements', { params: { query: { limit: 1 } } });
+    expect(response.status).toBe(200);
+    const second = await client.session();
+    expect(second?.refreshToken).not.toBe(first.refreshToken);
+    // The copy presents the spent refresh token: reuse, the family is revoked.
+    const error = await copy.api.GET('/v1/movements').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SessionEndedError);
+    expect((error as SessionEndedError).code).toBe(11308);
+    // The first session's next refresh is refused too.
+    clock += 200_000;
+    const after = await client.api.GET('/v1/movements').catch((e: unknown) => e);
+    expect(after).toBeInstanceOf(SessionEndedError);
+    expect(await client.session()).toBeNull();
+  });
+
+  it('tells an invalid token from other failures', async () => {
+    const client = createGatewayClient({
+      baseUrl: gateway.url,
+      chainId: 'W',
+      clientId: 'waves.exchange',
+      storage: memoryStorage({
+        accessToken: 'a.b.c',
+        refreshToken: 'rt_x',
+        expiresAt: Math.floor(Date.now() / 1000) + 600,
+      }),
+    });
+    const { error } = await client.api.GET('/v1/platforms/{id}', { params: { path: { id: 'SOL' } } });
+    expect(isExpiredToken(error)).toBe(false);
+    expect(error?.errors[0]?.code).toBe(10402);
+  });
+});
