@@ -4,6 +4,7 @@
  * `buildApp` never listens; `server.ts` does.
  */
 import { createRequire } from 'node:module';
+import cors from '@fastify/cors';
 import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import { type HandlerMap, type OperationId, type OperationMeta, operationMeta } from '@gateway/generated';
@@ -273,6 +274,15 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   });
 
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
+  if (config.corsOrigins.length > 0) {
+    await app.register(cors, {
+      origin: config.corsOrigins.includes('*') ? '*' : config.corsOrigins,
+      methods: ['GET', 'HEAD', 'POST'],
+      allowedHeaders: ['Authorization', 'Content-Type', 'Accept'],
+      exposedHeaders: ['Deprecation', 'Link', 'Retry-After', 'WWW-Authenticate'],
+      maxAge: 600,
+    });
+  }
   // Limits apply where a route asks for one (the token endpoint); over the limit is a 429 in the error body.
   await app.register(rateLimit, {
     global: false,

@@ -25,6 +25,8 @@ export interface Config {
   proxySeed: string;
   /** Secret that authenticates page cursors (hex, at least 32 bytes); generated into dataDir when empty (embedded only). */
   cursorSecret: string;
+  /** Browser origins allowed to call the API (CORS); `*` for any; empty for none. */
+  corsOrigins: string[];
   /** Token requests allowed per client IP per minute. */
   tokenRateLimit: number;
   /** Maximum PostgreSQL connections per instance. */
@@ -55,6 +57,7 @@ const schema = {
     CURSOR_SECRET: { type: 'string', pattern: '^([0-9a-fA-F]{64,})?$', default: '' },
     DATABASE_POOL_SIZE: { type: 'integer', minimum: 1, maximum: 200, default: 10 },
     TOKEN_RATE_LIMIT: { type: 'integer', minimum: 1, maximum: 100_000, default: 60 },
+    CORS_ORIGINS: { type: 'string', pattern: '^(\\*|(https?://[^,\\s/]+)(,https?://[^,\\s/]+)*)?$', default: '' },
     LOG_LEVEL: {
       type: 'string',
       enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
@@ -76,6 +79,7 @@ interface RawConfig {
   CURSOR_SECRET: string;
   DATABASE_POOL_SIZE: number;
   TOKEN_RATE_LIMIT: number;
+  CORS_ORIGINS: string;
   LOG_LEVEL: Config['logLevel'];
 }
 
@@ -101,6 +105,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     proxySeed: raw.PROXY_SEED,
     cursorSecret: raw.CURSOR_SECRET,
     tokenRateLimit: raw.TOKEN_RATE_LIMIT,
+    corsOrigins: raw.CORS_ORIGINS ? raw.CORS_ORIGINS.split(',') : [],
     databasePoolSize: raw.DATABASE_POOL_SIZE,
     logLevel: raw.LOG_LEVEL,
   };

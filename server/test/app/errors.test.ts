@@ -188,3 +188,34 @@ describe('the database going away', () => {
     }
   });
 });
+
+describe('CORS', () => {
+  it('is closed by default and open to the configured origins, preflight included', async () => {
+    const closed = await testApp('sqlite', { demo: true });
+    const open = await testApp('sqlite', { demo: true, config: { corsOrigins: ['http://localhost:5173'] } });
+    try {
+      const origin = { origin: 'http://localhost:5173' };
+      expect(
+        (await closed.app.inject({ url: '/v1/platforms', headers: origin })).headers['access-control-allow-origin'],
+      ).toBeUndefined();
+      const simple = await open.app.inject({ url: '/v1/platforms', headers: origin });
+      expect(simple.headers['access-control-allow-origin']).toBe('http://localhost:5173');
+      const preflight = await open.app.inject({
+        method: 'OPTIONS',
+        url: '/v1/movements',
+        headers: {
+          ...origin,
+          'access-control-request-method': 'GET',
+          'access-control-request-headers': 'authorization',
+        },
+      });
+      expect(preflight.statusCode).toBe(204);
+      expect(preflight.headers['access-control-allow-headers']).toMatch(/Authorization/i);
+      const other = await open.app.inject({ url: '/v1/platforms', headers: { origin: 'https://evil.example' } });
+      expect(other.headers['access-control-allow-origin']).toBeUndefined();
+    } finally {
+      await closed.close();
+      await open.close();
+    }
+  });
+});
