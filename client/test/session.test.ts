@@ -121,10 +121,11 @@ describe('the session', () => {
   it('refreshes once on a 401 with code 10000 and retries; a second 401 is returned, not looped', async () => {
     let refused = 0;
     const { fetch, requests } = gateway({
-      onMovements: (r) =>
-        r.headers.get('authorization') === 'Bearer access-2' && refused > 5
-          ? json(200, movementsPage)
-          : (refused++, json(401, errorBody(10000))),
+      // Refuses every token: the client must refresh once, retry once, and give up.
+      onMovements: () => {
+        refused++;
+        return json(401, errorBody(10000));
+      },
     });
     const client = createGatewayClient({
       baseUrl: 'https://gw.test',
