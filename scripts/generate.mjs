@@ -67,6 +67,13 @@ function collectOperations(doc) {
       if (!op.operationId) throw new Error(`${method.toUpperCase()} ${routePath} has no operationId`);
       const security = (op.security ?? doc.security ?? []).flatMap((req) => Object.keys(req));
       const bodyTypes = Object.keys(op.requestBody?.content ?? {});
+      const responseTypes = [
+        ...new Set(
+          Object.entries(op.responses ?? {})
+            .filter(([status]) => status.startsWith('2'))
+            .flatMap(([, response]) => Object.keys(resolveRef(doc, response).content ?? {})),
+        ),
+      ];
       // Query parameters with a default are always present once validated (the validator fills them in).
       const queryDefaults = [...(item.parameters ?? []), ...(op.parameters ?? [])]
         .map((p) => resolveRef(doc, p))
@@ -81,6 +88,7 @@ function collectOperations(doc) {
         successor: op['x-successor'] ?? null,
         deprecatedAt: op['x-deprecated-at'] ?? null,
         bodyContentTypes: bodyTypes,
+        responseContentTypes: responseTypes,
         queryDefaults,
       });
     }
@@ -124,6 +132,7 @@ function operationsModule(operations) {
         `successor: ${JSON.stringify(o.successor)}`,
         `deprecatedAt: ${JSON.stringify(o.deprecatedAt)}`,
         `bodyContentTypes: ${JSON.stringify(o.bodyContentTypes)}`,
+        `responseContentTypes: ${JSON.stringify(o.responseContentTypes)}`,
         `queryDefaults: ${JSON.stringify(o.queryDefaults)}`,
       ];
       return `  ${o.operationId}: { ${fields.join(', ')} },`;
@@ -149,6 +158,8 @@ export interface OperationMeta {
   readonly deprecatedAt: string | null;
   /** Content types of the request body it accepts. */
   readonly bodyContentTypes: readonly string[];
+  /** Content types of its success responses. */
+  readonly responseContentTypes: readonly string[];
   /** Query parameters that have a default in the spec (present in every validated request). */
   readonly queryDefaults: readonly string[];
 }
@@ -171,7 +182,8 @@ type QueryDefaults<Op extends OperationId> = (typeof operationMeta)[Op]['queryDe
 type ValidatedQuery<Op extends OperationId> = ParametersIn<Op, 'query'> &
   Required<Pick<ParametersIn<Op, 'query'>, Extract<QueryDefaults<Op>, keyof ParametersIn<Op, 'query'>>>>;
 
-type JsonBody<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+/** The body of a response, in whichever media type the spec gives it (JSON, or text for metrics). */
+type ResponseBody<R> = R extends { content: infer C } ? C[keyof C] : never;
 
 type RequestBodyOf<Op extends OperationId> = [NonNullable<operations[Op]['requestBody']>] extends [never]
   ? undefined
@@ -189,11 +201,11 @@ export interface OperationRequest<Op extends OperationId> {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
-/** What a handler answers: one of the operation's success statuses with its JSON body. Errors are thrown. */
+/** What a handler answers: one of the operation's success statuses with its body. Errors are thrown. */
 export type OperationReply<Op extends OperationId> = {
   [S in SuccessStatus<Op>]: {
     status: S;
-    body: JsonBody<operations[Op]['responses'][S]>;
+    body: ResponseBody<operations[Op]['responses'][S]>;
     headers?: Readonly<Record<string, string>>;
   };
 }[SuccessStatus<Op>];

@@ -20,29 +20,34 @@ export interface OperationMeta {
   readonly deprecatedAt: string | null;
   /** Content types of the request body it accepts. */
   readonly bodyContentTypes: readonly string[];
+  /** Content types of its success responses. */
+  readonly responseContentTypes: readonly string[];
   /** Query parameters that have a default in the spec (present in every validated request). */
   readonly queryDefaults: readonly string[];
 }
 
 /** Per-operation metadata, keyed by operationId. */
 export const operationMeta = {
-  createToken: { method: "POST", path: "/v1/oauth2/token", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: ["application/x-www-form-urlencoded","application/json"], queryDefaults: [] },
-  listDepositCurrencies: { method: "GET", path: "/v1/deposit/currencies", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], queryDefaults: ["limit","offset"] },
-  getDepositCurrencyOnDefaultPlatform: { method: "GET", path: "/v1/deposit/currencies/{currency}", security: [], deprecated: true, successor: "getDepositCurrency", deprecatedAt: "2023-06-01T00:00:00Z", bodyContentTypes: [], queryDefaults: [] },
-  getDepositCurrency: { method: "GET", path: "/v1/deposit/currencies/{currency}/{platform}", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], queryDefaults: [] },
-  getDepositAddressesOnDefaultPlatform: { method: "GET", path: "/v1/deposit/addresses/{currency}", security: ["bearer"], deprecated: true, successor: "getDepositAddresses", deprecatedAt: "2023-06-01T00:00:00Z", bodyContentTypes: [], queryDefaults: [] },
-  getDepositAddresses: { method: "GET", path: "/v1/deposit/addresses/{currency}/{platform}", security: ["bearer"], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], queryDefaults: [] },
-  listWithdrawalCurrencies: { method: "GET", path: "/v1/withdraw/currencies", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], queryDefaults: ["limit","offset"] },
-  getWithdrawalCurrencyOnDefaultPlatform: { method: "GET", path: "/v1/withdraw/currencies/{currency}", security: [], deprecated: true, successor: "getWithdrawalCurrency", deprecatedAt: "2023-06-01T00:00:00Z", bodyContentTypes: [], queryDefaults: [] },
-  getWithdrawalCurrency: { method: "GET", path: "/v1/withdraw/currencies/{currency}/{platform}", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], queryDefaults: [] },
-  getWithdrawalAddressesOnDefaultPlatform: { method: "GET", path: "/v1/withdraw/addresses/{currency}/{address}", security: ["bearer"], deprecated: true, successor: "getWithdrawalAddresses", deprecatedAt: "2023-06-01T00:00:00Z", bodyContentTypes: [], queryDefaults: [] },
-  getWithdrawalAddresses: { method: "GET", path: "/v1/withdraw/addresses/{currency}/{address}/{platform}", security: ["bearer"], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], queryDefaults: [] },
-  listMovements: { method: "GET", path: "/v1/movements", security: ["bearer"], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], queryDefaults: ["limit"] },
-  getMovement: { method: "GET", path: "/v1/movements/{id}", security: ["bearer"], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], queryDefaults: [] },
-  listPlatforms: { method: "GET", path: "/v1/platforms", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], queryDefaults: ["limit"] },
-  getPlatform: { method: "GET", path: "/v1/platforms/{id}", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], queryDefaults: [] },
-  listTrades: { method: "GET", path: "/v1/addresses/{ledger_address}/trades/{amount_currency_id}/{price_currency_id}", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], queryDefaults: ["sort","limit"] },
-  getStakingYield: { method: "GET", path: "/v1/apy/staking/{currency_id}", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], queryDefaults: [] },
+  createToken: { method: "POST", path: "/v1/oauth2/token", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: ["application/x-www-form-urlencoded","application/json"], responseContentTypes: ["application/json"], queryDefaults: [] },
+  listDepositCurrencies: { method: "GET", path: "/v1/deposit/currencies", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: ["limit","offset"] },
+  getDepositCurrencyOnDefaultPlatform: { method: "GET", path: "/v1/deposit/currencies/{currency}", security: [], deprecated: true, successor: "getDepositCurrency", deprecatedAt: "2023-06-01T00:00:00Z", bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: [] },
+  getDepositCurrency: { method: "GET", path: "/v1/deposit/currencies/{currency}/{platform}", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: [] },
+  getDepositAddressesOnDefaultPlatform: { method: "GET", path: "/v1/deposit/addresses/{currency}", security: ["bearer"], deprecated: true, successor: "getDepositAddresses", deprecatedAt: "2023-06-01T00:00:00Z", bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: [] },
+  getDepositAddresses: { method: "GET", path: "/v1/deposit/addresses/{currency}/{platform}", security: ["bearer"], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: [] },
+  listWithdrawalCurrencies: { method: "GET", path: "/v1/withdraw/currencies", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: ["limit","offset"] },
+  getWithdrawalCurrencyOnDefaultPlatform: { method: "GET", path: "/v1/withdraw/currencies/{currency}", security: [], deprecated: true, successor: "getWithdrawalCurrency", deprecatedAt: "2023-06-01T00:00:00Z", bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: [] },
+  getWithdrawalCurrency: { method: "GET", path: "/v1/withdraw/currencies/{currency}/{platform}", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: [] },
+  getWithdrawalAddressesOnDefaultPlatform: { method: "GET", path: "/v1/withdraw/addresses/{currency}/{address}", security: ["bearer"], deprecated: true, successor: "getWithdrawalAddresses", deprecatedAt: "2023-06-01T00:00:00Z", bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: [] },
+  getWithdrawalAddresses: { method: "GET", path: "/v1/withdraw/addresses/{currency}/{address}/{platform}", security: ["bearer"], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: [] },
+  listMovements: { method: "GET", path: "/v1/movements", security: ["bearer"], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: ["limit"] },
+  getMovement: { method: "GET", path: "/v1/movements/{id}", security: ["bearer"], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: [] },
+  listPlatforms: { method: "GET", path: "/v1/platforms", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: ["limit"] },
+  getPlatform: { method: "GET", path: "/v1/platforms/{id}", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: [] },
+  listTrades: { method: "GET", path: "/v1/addresses/{ledger_address}/trades/{amount_currency_id}/{price_currency_id}", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: ["sort","limit"] },
+  getStakingYield: { method: "GET", path: "/v1/apy/staking/{currency_id}", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: [] },
+  getLiveness: { method: "GET", path: "/health/live", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: [] },
+  getReadiness: { method: "GET", path: "/health/ready", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["application/json"], queryDefaults: [] },
+  getMetrics: { method: "GET", path: "/metrics", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["text/plain"], queryDefaults: [] },
 } as const satisfies Record<OperationId, OperationMeta>;
 
 type ParametersIn<Op extends OperationId, Where extends 'path' | 'query' | 'header'> =
@@ -58,7 +63,8 @@ type QueryDefaults<Op extends OperationId> = (typeof operationMeta)[Op]['queryDe
 type ValidatedQuery<Op extends OperationId> = ParametersIn<Op, 'query'> &
   Required<Pick<ParametersIn<Op, 'query'>, Extract<QueryDefaults<Op>, keyof ParametersIn<Op, 'query'>>>>;
 
-type JsonBody<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+/** The body of a response, in whichever media type the spec gives it (JSON, or text for metrics). */
+type ResponseBody<R> = R extends { content: infer C } ? C[keyof C] : never;
 
 type RequestBodyOf<Op extends OperationId> = [NonNullable<operations[Op]['requestBody']>] extends [never]
   ? undefined
@@ -76,11 +82,11 @@ export interface OperationRequest<Op extends OperationId> {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
-/** What a handler answers: one of the operation's success statuses with its JSON body. Errors are thrown. */
+/** What a handler answers: one of the operation's success statuses with its body. Errors are thrown. */
 export type OperationReply<Op extends OperationId> = {
   [S in SuccessStatus<Op>]: {
     status: S;
-    body: JsonBody<operations[Op]['responses'][S]>;
+    body: ResponseBody<operations[Op]['responses'][S]>;
     headers?: Readonly<Record<string, string>>;
   };
 }[SuccessStatus<Op>];

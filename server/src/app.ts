@@ -16,12 +16,16 @@ import Fastify, {
   type RouteOptions,
 } from 'fastify';
 import openapiGlue from 'fastify-openapi-glue';
+import { Redis } from 'ioredis';
 import type { Config } from './config.js';
 import type { Context, Services } from './context.js';
 import { createCursorCodec } from './domain/cursor.js';
 import { type Caller, verifyAccessToken } from './domain/tokens.js';
 import { ApiError, errorBody } from './errors.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
+import { createMetrics } from './metrics.js';
+import { docs } from './plugins/docs.js';
+import { observability } from './plugins/observability.js';
 import { loadSecrets } from './secrets.js';
 import { openStore, type Store } from './store/store.js';
 
@@ -81,14 +85,18 @@ function deprecationHeaders(
   return headers;
 }
 
-/** Whether an `Accept` header admits JSON (absent, or a range covering application/json with q > 0). */
-function acceptsJson(accept: string | undefined): boolean {
+/** Whether an `Accept` header admits one of `produced` (absent, or a range covering one with q > 0). */
+export function acceptable(accept: string | undefined, produced: readonly string[]): boolean {
   if (!accept) return true;
   return accept.split(',').some((range) => {
     const [type = '', ...parameters] = range.trim().toLowerCase().split(';');
     const q = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
     if (q && Number(q.slice(2)) === 0) return false;
-    return ['application/json', 'application/*', '*/*'].includes(type.trim());
+    const wanted = type.trim();
+    return (
+      wanted === '*/*' ||
+      produced.some((media) => media === wanted || (wanted.endsWith('/*') && media.startsWith(wanted.slice(0, -1))))
+    );
   });
 }
 
@@ -241,14 +249,25 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       },
     },
     requestIdHeader: 'x-request-id',
+    // Every request line is logged once, by the observability hook.
+    disableRequestLogging: true,
+    // Long enough for every path parameter the spec allows (Fastify's default, 100, is not).
+    routerOptions: { maxParamLength: 256 },
+    requestTimeout: 30_000,
+    connectionTimeout: 60_000,
+    // Behind TRUST_PROXY_HOPS load balancers, X-Forwarded-For gives the client's address to the limits.
+    trustProxy: (_address: string, hop: number) => hop < config.trustProxyHops,
   });
 
   const store = options.store ?? openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   if (!options.store) app.addHook('onClose', () => store.close());
   await store.migrate();
   const secrets = loadSecrets(config, (message) => app.log.warn(message));
+  const metrics = createMetrics(store);
   const services: Services = {
     db: store.db,
+    store,
+    metrics,
     config,
     cursors: createCursorCodec(secrets.cursorSecret),
     tokens: {
@@ -264,7 +283,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   };
 
   app.addHook('onRequest', async (request) => {
-    if (!acceptsJson(request.headers.accept)) throw new ApiError('not_acceptable');
+    // Operations answer in the media types the spec gives them (JSON, or text for metrics); errors in JSON.
+    const operationId = request.routeOptions.config.operationId;
+    const produced = operationId ? operationMeta[operationId].responseContentTypes : ['application/json'];
+    if (!request.url.startsWith('/docs') && !acceptable(request.headers.accept, produced)) {
+      throw new ApiError('not_acceptable');
+    }
     // An empty body is no body, whatever type it declares (deployed clients send an empty JSON body to the
     // token endpoint with the parameters in the query string).
     const { headers } = request;
@@ -284,8 +308,19 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     });
   }
   // Limits apply where a route asks for one (the token endpoint); over the limit is a 429 in the error body.
+  // With REDIS_URL, every instance counts against the same limits; without it, each counts alone.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, connectTimeout: 2000, lazyConnect: false })
+    : null;
+  if (redis) {
+    redis.on('error', (error) => app.log.warn({ err: error }, 'redis'));
+    app.addHook('onClose', async () => {
+      await redis.quit().catch(() => redis.disconnect());
+    });
+  }
   await app.register(rateLimit, {
     global: false,
+    ...(redis ? { redis, nameSpace: 'gateway-rate-limit-', skipOnError: true } : {}),
     errorResponseBuilder: (_request, context) =>
       Object.assign(new Error('rate limited'), { statusCode: 429, ttl: context.ttl }),
   });
@@ -299,6 +334,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
     if (accepted.length > 0 && !accepted.includes(type)) throw new ApiError('unsupported_media_type');
   });
+
+  observability(app, metrics);
+  await docs(app, specification);
 
   // Set before the routes are mounted: route contexts take the handlers in force when they are created.
   app.setNotFoundHandler(async (request, reply) => {
@@ -315,6 +353,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
+    if (request.routeOptions.config.operationId === 'createToken') metrics.tokenRefused(apiError.kind);
     if (apiError.status >= 500)
       request.log.error({ err: unexpectedCauseOf(error as { errors?: unknown[] }) ?? error }, 'request failed');
     if (apiError.kind === 'invalid_access_token') {

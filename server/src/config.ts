@@ -27,6 +27,10 @@ export interface Config {
   cursorSecret: string;
   /** Browser origins allowed to call the API (CORS); `*` for any; empty for none. */
   corsOrigins: string[];
+  /** Redis for limits shared by every instance (`redis://host:6379`); empty: limits in memory, per instance. */
+  redisUrl: string;
+  /** Trust X-Forwarded-* from this many proxy hops (behind a load balancer), so limits see client addresses. */
+  trustProxyHops: number;
   /** Token requests allowed per client IP per minute. */
   tokenRateLimit: number;
   /** Maximum PostgreSQL connections per instance. */
@@ -57,6 +61,8 @@ const schema = {
     CURSOR_SECRET: { type: 'string', pattern: '^([0-9a-fA-F]{64,})?$', default: '' },
     DATABASE_POOL_SIZE: { type: 'integer', minimum: 1, maximum: 200, default: 10 },
     TOKEN_RATE_LIMIT: { type: 'integer', minimum: 1, maximum: 100_000, default: 60 },
+    REDIS_URL: { type: 'string', pattern: '^(rediss?://.+)?$', default: '' },
+    TRUST_PROXY_HOPS: { type: 'integer', minimum: 0, maximum: 10, default: 0 },
     CORS_ORIGINS: { type: 'string', pattern: '^(\\*|(https?://[^,\\s/]+)(,https?://[^,\\s/]+)*)?$', default: '' },
     LOG_LEVEL: {
       type: 'string',
@@ -80,6 +86,8 @@ interface RawConfig {
   DATABASE_POOL_SIZE: number;
   TOKEN_RATE_LIMIT: number;
   CORS_ORIGINS: string;
+  REDIS_URL: string;
+  TRUST_PROXY_HOPS: number;
   LOG_LEVEL: Config['logLevel'];
 }
 
@@ -105,6 +113,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     proxySeed: raw.PROXY_SEED,
     cursorSecret: raw.CURSOR_SECRET,
     tokenRateLimit: raw.TOKEN_RATE_LIMIT,
+    redisUrl: raw.REDIS_URL,
+    trustProxyHops: raw.TRUST_PROXY_HOPS,
     corsOrigins: raw.CORS_ORIGINS ? raw.CORS_ORIGINS.split(',') : [],
     databasePoolSize: raw.DATABASE_POOL_SIZE,
     logLevel: raw.LOG_LEVEL,

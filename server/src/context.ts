@@ -4,10 +4,14 @@ import type { Config } from './config.js';
 import type { CursorCodec } from './domain/cursor.js';
 import type { Caller, TokenSettings } from './domain/tokens.js';
 import { ApiError } from './errors.js';
+import type { Metrics } from './metrics.js';
 import type { Database } from './store/schema.js';
+import type { Store } from './store/store.js';
 
 export interface Services {
   db: Kysely<Database>;
+  store: Store;
+  metrics: Metrics;
   config: Config;
   cursors: CursorCodec;
   tokens: TokenSettings;

@@ -63,6 +63,9 @@ const calls: Record<OperationId, (client: GatewayClient) => Promise<{ response: 
       },
     }),
   getStakingYield: (c) => c.api.GET('/v1/apy/staking/{currency_id}', { params: { path: { currency_id: 'WAVES' } } }),
+  getLiveness: (c) => c.api.GET('/health/live'),
+  getReadiness: (c) => c.api.GET('/health/ready'),
+  getMetrics: (c) => c.api.GET('/metrics', { parseAs: 'text' }),
 };
 
 describe('the client against the mock', () => {

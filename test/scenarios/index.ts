@@ -1,6 +1,7 @@
 import type { Scenario } from '../src/scenario.js';
 import { addressScenarios } from './addresses.js';
 import { movementScenarios } from './movements.js';
+import { operationsScenarios } from './operations.js';
 import { publicScenarios } from './public.js';
 import { termsScenarioList } from './terms.js';
 import { tokenScenarios } from './token.js';
@@ -12,4 +13,5 @@ export const scenarios: Scenario[] = [
   ...addressScenarios,
   ...movementScenarios,
   ...publicScenarios,
+  ...operationsScenarios,
 ];

@@ -48,7 +48,8 @@ export function responseProblems(operationId: OperationId, status: number, body:
   if (!documented) return [`status ${status} is not documented for ${operationId}`];
   const response = resolve(documented);
   const content = response.content as Record<string, Json> | undefined;
-  if (!content?.['application/json']) return body === undefined || body === '' ? [] : ['unexpected body'];
+  if (!content) return body === undefined || body === '' ? [] : ['unexpected body'];
+  if (!content['application/json']) return typeof body === 'string' && body.length > 0 ? [] : ['expected a text body'];
   const ref = `${SPEC_ID}#/${
     typeof documented.$ref === 'string'
       ? `${(documented.$ref as string).slice(2)}/content/application~1json/schema`

@@ -2,6 +2,7 @@
 import type { HandlerMap } from '@gateway/generated';
 import type { Context } from '../context.js';
 import { accountHandlers } from './account.js';
+import { operationsHandlers } from './operations.js';
 import { publicHandlers } from './public.js';
 import { termsHandlers } from './terms.js';
 import { tokenHandlers } from './token.js';
@@ -11,4 +12,5 @@ export const handlers = {
   ...termsHandlers,
   ...accountHandlers,
   ...publicHandlers,
+  ...operationsHandlers,
 } satisfies HandlerMap<Context>;

@@ -19,6 +19,8 @@ export interface Store {
   migrate(): Promise<string[]>;
   /** True when the database answers. */
   ping(): Promise<boolean>;
+  /** Connections of the pool by state. */
+  poolState(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -38,12 +40,18 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
       connectionString: url,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5000,
+      // A query that hangs fails instead of holding a connection (and a request) forever.
+      statement_timeout: 10_000,
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
     });
     // An idle client losing its connection (database restart) must not crash the process.
     pool.on('error', () => {});
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return storeOf(db, 'postgres');
+    return storeOf(db, 'postgres', () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+    }));
   }
   const file = sqlitePath(url);
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
@@ -53,13 +61,14 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
-  return storeOf(db, 'sqlite');
+  return storeOf(db, 'sqlite', () => ({ total: 1, idle: 1, waiting: 0 }));
 }
 
-function storeOf(db: Kysely<Database>, dialect: DialectName): Store {
+function storeOf(db: Kysely<Database>, dialect: DialectName, poolState: Store['poolState']): Store {
   return {
     db,
     dialect,
+    poolState,
     migrate: () => migrateToLatest(db as Kysely<unknown>),
     async ping() {
       try {

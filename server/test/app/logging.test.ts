@@ -56,8 +56,20 @@ describe('logs', () => {
     await app.close();
 
     const log = lines.join('\n');
-    expect(lines.length).toBeGreaterThan(8);
-    expect(log).toContain('/v1/oauth2/token');
+    // One line per request (5 were made), with its id, operation, status and duration.
+    const requests = lines.map((line) => JSON.parse(line)).filter((entry) => entry.msg === 'request');
+    expect(requests.map((r) => [r.operation, r.status])).toEqual([
+      ['createToken', 200],
+      ['createToken', 200],
+      ['createToken', 200],
+      ['getWithdrawalAddresses', 200],
+      ['listMovements', 401],
+    ]);
+    for (const r of requests) {
+      expect(typeof r.reqId).toBe('string');
+      expect(r.durationMs).toBeGreaterThan(0);
+      expect(r.path).not.toContain('?');
+    }
     const secrets = JSON.parse(readFileSync(`${t.config.dataDir}/secrets.json`, 'utf8'));
     const forbidden = {
       signature: password.split(':')[1] ?? '',

@@ -1,0 +1,72 @@
+#!/usr/bin/env node
+/**
+ * The typed client's overhead: GET /v1/platforms/{id} through `createGatewayClient(...).api.GET` against a
+ * raw `fetch` of the same request (both parse the JSON), as calls per second, sequential and with
+ * `concurrency` calls in flight. Rounds alternate raw and typed; medians are reported.
+ *
+ *   node bench/lib/client-rate.mjs BASE_URL WARMUP_SECONDS ROUND_SECONDS ROUNDS [CONCURRENCY]
+ */
+import { createGatewayClient } from '../../client/dist/index.js';
+import { median, quantile } from './common.mjs';
+
+const [baseUrl, warmupText, roundText, roundsText, concurrencyText = '10'] = process.argv.slice(2);
+const warmupSeconds = Number(warmupText);
+const roundSeconds = Number(roundText);
+const rounds = Number(roundsText);
+const concurrencies = [1, Number(concurrencyText)];
+
+const client = createGatewayClient({ baseUrl, chainId: 'W', clientId: 'waves.exchange' });
+const url = `${baseUrl}/v1/platforms/ETH`;
+
+const calls = {
+  async raw() {
+    const response = await fetch(url);
+    const body = await response.json();
+    if (response.status !== 200 || body.id !== 'ETH') throw new Error(`raw fetch: ${response.status}`);
+  },
+  async typed() {
+    const { data, response } = await client.api.GET('/v1/platforms/{id}', { params: { path: { id: 'ETH' } } });
+    if (response.status !== 200 || data?.id !== 'ETH') throw new Error(`typed client: ${response.status}`);
+  },
+};
+
+async function measure(call, seconds, concurrency) {
+  const deadline = performance.now() + seconds * 1000;
+  const latencies = [];
+  const started = performance.now();
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const t = performance.now();
+      await call();
+      latencies.push(performance.now() - t);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    calls: latencies.length,
+    perSecond: latencies.length / elapsed,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+  };
+}
+
+const result = {};
+for (const concurrency of concurrencies) {
+  await measure(calls.raw, warmupSeconds, concurrency);
+  await measure(calls.typed, warmupSeconds, concurrency);
+  const runs = { raw: [], typed: [] };
+  for (let i = 0; i < rounds; i++) {
+    for (const mode of i % 2 ? ['typed', 'raw'] : ['raw', 'typed'])
+      runs[mode].push(await measure(calls[mode], roundSeconds, concurrency));
+  }
+  const summary = (list) => ({
+    perSecond: median(list.map((r) => r.perSecond)),
+    p50: median(list.map((r) => r.p50)),
+    p99: median(list.map((r) => r.p99)),
+    rounds: list,
+  });
+  result[`c${concurrency}`] = { raw: summary(runs.raw), typed: summary(runs.typed) };
+}
+process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+/**
+ * Raw in-process verification rates of the token grants' signatures (the baselines of the token scenario),
+ * run pinned to the server's core: the server's own `verifyLedgerSignature` (node:crypto Ed25519 after a
+ * cached key conversion) and the ledger's reference library `@waves/ts-lib-crypto` (pure JS).
+ *
+ *   node bench/lib/crypto-rate.mjs passwords.json SECONDS
+ *
+ * passwords.json: { chainId, clientId, grants: [{ username, password }] }. Prints one JSON object.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import bs58 from 'bs58';
+import { verifyLedgerSignature } from '../../server/dist/crypto/curve25519.js';
+
+const require = createRequire(import.meta.url);
+const tsLib = require('@waves/ts-lib-crypto');
+
+const [file, secondsText] = process.argv.slice(2);
+const seconds = Number(secondsText);
+const { chainId, clientId, grants } = JSON.parse(readFileSync(file, 'utf8'));
+const PREFIX = Uint8Array.of(255, 255, 255, 1);
+
+const checks = grants.map(({ username, password }) => {
+  const [expiry, signature] = password.split(':');
+  const text = new TextEncoder().encode(`${chainId}:${clientId}:${expiry}`);
+  const message = new Uint8Array(PREFIX.length + text.length);
+  message.set(PREFIX);
+  message.set(text, PREFIX.length);
+  return {
+    username,
+    publicKey: bs58.decode(username),
+    message,
+    signatureText: signature,
+    signature: bs58.decode(signature),
+  };
+});
+
+function timed(fn, minSeconds, minCount = 1) {
+  const started = process.hrtime.bigint();
+  const deadline = started + BigInt(Math.round(minSeconds * 1e9));
+  let count = 0;
+  let failures = 0;
+  while (count < minCount || process.hrtime.bigint() < deadline) {
+    if (!fn(checks[count % checks.length])) failures++;
+    count++;
+  }
+  const elapsed = Number(process.hrtime.bigint() - started) / 1e9;
+  return { checks: count, seconds: elapsed, perSecond: count / elapsed, failures };
+}
+
+// First pass over distinct keys: each one's Montgomery-to-Edwards conversion and subgroup check (cold).
+const server = (c) => verifyLedgerSignature(c.publicKey, c.message, c.signature);
+const cold = timed(server, 0, checks.length);
+// Then the same signatures again, keys cached: the state of a server after the warm-up (warm).
+const warm = timed(server, seconds, checks.length);
+const reference = timed((c) => tsLib.verifySignature(c.username, c.message, c.signatureText), seconds, 20);
+
+process.stdout.write(
+  `${JSON.stringify({ distinctKeys: new Set(grants.map((g) => g.username)).size, cold, warm, reference })}\n`,
+);

@@ -1,0 +1,71 @@
+#!/usr/bin/env node
+/**
+ * The load generator: one autocannon run per round, in its own process so that it can be pinned to its
+ * own core (`taskset -c 1 node bench/lib/load.mjs config.json`). A warm-up run first (not counted), then
+ * `rounds` counted runs. Latency percentiles are computed from every response's own time (autocannon's
+ * histogram has 1 ms resolution). Prints one JSON object on stdout.
+ *
+ * config: { url, method?, headers?, body?, bodies?: string[] (cycled, one per request), connections,
+ *           warmupSeconds, roundSeconds, rounds }
+ */
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import { quantile } from './common.mjs';
+
+const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+
+let next = 0;
+const bodies = config.bodies;
+const requests = bodies
+  ? [
+      {
+        setupRequest(request) {
+          request.body = bodies[next++ % bodies.length];
+          return request;
+        },
+      },
+    ]
+  : undefined;
+
+function run(seconds, record) {
+  const latencies = [];
+  const instance = autocannon({
+    url: config.url,
+    method: config.method ?? 'GET',
+    headers: config.headers ?? {},
+    ...(config.body !== undefined ? { body: config.body } : {}),
+    ...(requests ? { requests } : {}),
+    connections: config.connections,
+    pipelining: 1,
+    duration: seconds,
+    timeout: 10,
+  });
+  if (record) {
+    instance.on('response', (_client, _status, _bytes, responseTime) => {
+      latencies.push(responseTime);
+    });
+  }
+  return instance.then((result) => {
+    latencies.sort((a, b) => a - b);
+    const total = result.requests.total;
+    return {
+      seconds: result.duration,
+      requests: total,
+      rps: total / result.duration,
+      ok: result['2xx'],
+      non2xx: result.non2xx,
+      errors: result.errors,
+      timeouts: result.timeouts,
+      statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([k, v]) => [k, v.count])),
+      p50: quantile(latencies, 0.5),
+      p99: quantile(latencies, 0.99),
+      mean: latencies.length ? latencies.reduce((s, v) => s + v, 0) / latencies.length : null,
+      mbPerSecond: result.throughput.average / 1e6,
+    };
+  });
+}
+
+const warmup = config.warmupSeconds > 0 ? await run(config.warmupSeconds, false) : null;
+const rounds = [];
+for (let i = 0; i < config.rounds; i++) rounds.push(await run(config.roundSeconds, true));
+process.stdout.write(`${JSON.stringify({ warmup, rounds })}\n`);

@@ -1,0 +1,805 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: the gateway's throughput and latency against its baselines, measured in the same run.
+ * See bench/README.md. Loopback only; the server (and each baseline server) pinned to core 0, the load
+ * generator (autocannon, its own process) to core 1; warm-up, several rounds, medians.
+ *
+ *   node bench/run.mjs [--quick] [--only IDS] [--skip-pg] [--profile ID] [--connections N] [--seed TEXT]
+ *
+ * IDS: comma-separated scenario ids or groups (public, pages, tokens, client, sqlite, pg), e.g.
+ * `--only tokens-sqlite,client`. --profile ID runs that scenario alone with the server under
+ * `node --cpu-prof` and prints its top self-time functions.
+ */
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { passwordFor, signerFromSeed } from '../client/dist/index.js';
+import {
+  BENCH,
+  BUNDLED_SPEC,
+  backgroundBusy,
+  CLI,
+  canPin,
+  freePort,
+  isFile,
+  median,
+  PRISM_CLI,
+  peakRssMiB,
+  ROOT,
+  resetPeakRss,
+  runNode,
+  startService,
+} from './lib/common.mjs';
+import { formatSummary, summarizeProfile } from './lib/profile-summary.mjs';
+
+const require = createRequire(import.meta.url);
+const startedAt = Date.now();
+
+/* ------------------------------------------------------------------ options */
+
+const { values: options } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    'skip-pg': { type: 'boolean', default: false },
+    profile: { type: 'string' },
+    connections: { type: 'string', default: '10' },
+    seed: { type: 'string', default: 'exchange-gateway-bench-v1' },
+    help: { type: 'boolean', default: false },
+  },
+});
+if (options.help) {
+  console.log(
+    'usage: node bench/run.mjs [--quick] [--only IDS] [--skip-pg] [--profile ID] [--connections N] [--seed TEXT]',
+  );
+  process.exit(0);
+}
+
+const QUICK = options.quick;
+const SETTINGS = {
+  mode: QUICK ? 'quick' : 'full',
+  connections: Number(options.connections),
+  warmupSeconds: QUICK ? 1 : 3,
+  roundSeconds: QUICK ? 2 : 6,
+  rounds: 3,
+  grantSeeds: QUICK ? 300 : 2000,
+  grantsPerSeed: 2,
+  cryptoSeconds: QUICK ? 1 : 3,
+  client: QUICK ? { warmup: 0.5, round: 1, rounds: 3 } : { warmup: 1, round: 2, rounds: 3 },
+  tokenRateLimit: 100_000, // the configuration's maximum (TOKEN_RATE_LIMIT ≤ 100000 per minute and IP)
+  seed: options.seed,
+};
+const CHAIN_ID = 'W';
+const CLIENT_ID = 'waves.exchange';
+const ADMIN_PG_URL =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+const TARGETS = {
+  publicVsBare: 0.8,
+  publicVsPrism: 10,
+  pagesVsBare: 0.5,
+  pagesP99Ms: 10,
+  tokensVsVerify: 0.7,
+  tokensVsTsLib: 10,
+  clientOverhead: 0.1,
+  rssMiB: 200,
+};
+
+const ALL_IDS = [
+  'public-currencies',
+  'public-currency',
+  'public-platform',
+  'movements-sqlite',
+  'trades-sqlite',
+  'tokens-sqlite',
+  'client',
+  'movements-pg',
+  'trades-pg',
+  'tokens-pg',
+];
+const GROUPS = {
+  public: (id) => id.startsWith('public-'),
+  pages: (id) => id.startsWith('movements-') || id.startsWith('trades-'),
+  tokens: (id) => id.startsWith('tokens-'),
+  client: (id) => id === 'client',
+  sqlite: (id) => !id.endsWith('-pg'),
+  pg: (id) => id.endsWith('-pg'),
+};
+const onlyList = (options.profile ?? options.only)
+  ?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
+for (const item of onlyList ?? []) {
+  if (!ALL_IDS.includes(item) && !GROUPS[item]) {
+    console.error(
+      `unknown scenario or group "${item}"; scenarios: ${ALL_IDS.join(', ')}; groups: ${Object.keys(GROUPS).join(', ')}`,
+    );
+    process.exit(2);
+  }
+}
+const selected = (id) =>
+  (!onlyList || onlyList.some((item) => item === id || GROUPS[item]?.(id))) &&
+  !(options['skip-pg'] && id.endsWith('-pg'));
+const anySelected = (predicate) => ALL_IDS.some((id) => predicate(id) && selected(id));
+
+/* ------------------------------------------------------------------ bookkeeping and cleanup */
+
+const log = (text) => process.stderr.write(`${text}\n`);
+const tmpRoot = mkdtempSync(path.join(os.tmpdir(), 'gateway-bench-'));
+const running = new Set();
+const cleanups = [];
+let cleaning = false;
+
+async function cleanup() {
+  if (cleaning) return;
+  cleaning = true;
+  for (const service of running) await service.stop('SIGTERM', 5000).catch(() => {});
+  for (const fn of cleanups.reverse()) await fn().catch((e) => log(`cleanup: ${e.message}`));
+  rmSync(tmpRoot, { recursive: true, force: true });
+}
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    log(`\n${signal}: stopping`);
+    cleanup().finally(() => process.exit(130));
+  });
+}
+
+/* ------------------------------------------------------------------ load and rows */
+
+const results = { scenarios: {}, baselines: {}, datasets: {}, servers: [], profiles: {} };
+let loadCounter = 0;
+
+/** Runs autocannon (pinned to core 1) against a target; returns medians over the rounds. */
+async function load(target, request) {
+  const config = {
+    url: `${target.url}${request.path}`,
+    method: request.method ?? 'GET',
+    headers: request.headers ?? {},
+    ...(request.body !== undefined ? { body: request.body } : {}),
+    ...(request.bodies ? { bodies: request.bodies } : {}),
+    connections: SETTINGS.connections,
+    warmupSeconds: SETTINGS.warmupSeconds,
+    roundSeconds: SETTINGS.roundSeconds,
+    rounds: SETTINGS.rounds,
+  };
+  const file = path.join(tmpRoot, `load-${++loadCounter}.json`);
+  writeFileSync(file, JSON.stringify(config));
+  const background = await backgroundBusy(400);
+  if (background !== null && background > 0.1) {
+    log(
+      `  !! ${(background * 100).toFixed(0)}% of the CPU is busy with other work before this measurement: numbers will be low`,
+    );
+  }
+  resetPeakRss(target.pid);
+  const { rounds, warmup } = JSON.parse(await runNode([path.join(BENCH, 'lib/load.mjs'), file], { core: 1 }));
+  const statusCodes = {};
+  for (const r of [warmup, ...rounds].filter(Boolean)) {
+    for (const [code, count] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+  }
+  return {
+    rps: median(rounds.map((r) => r.rps)),
+    p50: median(rounds.map((r) => r.p50)),
+    p99: median(rounds.map((r) => r.p99)),
+    peakRssMiB: peakRssMiB(target.pid),
+    errors: rounds.reduce((s, r) => s + r.errors + r.timeouts, 0),
+    non2xx: [warmup, ...rounds].filter(Boolean).reduce((s, r) => s + r.non2xx, 0),
+    statusCodes,
+    backgroundCpu: background,
+    rounds: rounds.map(({ rps, p50, p99, requests, seconds }) => ({ rps, p50, p99, requests, seconds })),
+  };
+}
+
+const fmt = (n, digits = 0) =>
+  n === null || n === undefined
+    ? '-'
+    : n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+
+function record(id, label, kind, target, measurement) {
+  const entry = (results.scenarios[id] ??= { id, label, kind, measurements: {} });
+  entry.measurements[target] = measurement;
+  const flag =
+    measurement.non2xx || measurement.errors
+      ? `  !! non-2xx ${measurement.non2xx} errors ${measurement.errors} ${JSON.stringify(measurement.statusCodes)}`
+      : '';
+  log(
+    `  ${id.padEnd(18)} ${target.padEnd(14)} ${fmt(measurement.rps).padStart(8)} req/s  p50 ${fmt(measurement.p50, 2)} ms  p99 ${fmt(measurement.p99, 2)} ms  rss ${fmt(measurement.peakRssMiB, 1)} MB${flag}`,
+  );
+}
+
+/* ------------------------------------------------------------------ the gateway */
+
+const TOKEN_SIGNING_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const SECRETS = {
+  TOKEN_SIGNING_KEY,
+  PROXY_SEED: 'benchmark proxy seed (not a secret)',
+  CURSOR_SECRET: randomBytes(32).toString('hex'),
+};
+
+function gatewayEnv(databaseUrl, dataDir) {
+  return {
+    HOST: '127.0.0.1',
+    DATABASE_URL: databaseUrl,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    TOKEN_RATE_LIMIT: String(SETTINGS.tokenRateLimit),
+    CHAIN_ID: CHAIN_ID,
+    CLIENT_IDS: 'waves.exchange,wx.network',
+    CORS_ORIGINS: '',
+    ...SECRETS,
+  };
+}
+
+/** Migrates (the server's own migrations), loads the demo catalogue and, when asked, the data set. */
+async function prepareDatabase(store, env, withData) {
+  log(`[${store}] migrate, catalogue`);
+  await runNode([CLI, 'migrate'], { env, quiet: true });
+  await runNode([CLI, 'catalogue', 'load', path.join(ROOT, 'server/demo/catalogue.yaml')], { env, quiet: true });
+  if (!withData) return null;
+  log(`[${store}] data set (${QUICK ? 'quick' : 'full'}) …`);
+  const summary = JSON.parse(
+    await runNode(
+      [path.join(BENCH, 'data.mjs'), env.DATABASE_URL, ...(QUICK ? ['--quick'] : []), '--seed', SETTINGS.seed],
+      {
+        env,
+      },
+    ),
+  );
+  results.datasets[store] = summary;
+  log(`[${store}] data set ready in ${summary.seconds} s`);
+  return summary;
+}
+
+/** Starts the gateway on a free port (the PORT env must be set before spawn). */
+async function launchGateway(store, env) {
+  const port = await freePort();
+  const profileDir = options.profile ? path.join(tmpRoot, `profile-${store}`) : null;
+  if (profileDir) mkdirSync(profileDir, { recursive: true });
+  const service = await startService(`gateway (${store})`, [CLI, 'serve'], {
+    port,
+    core: 0,
+    env: { ...env, PORT: String(port) },
+    nodeArgs: profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : [],
+  });
+  running.add(service);
+  const stop = service.stop;
+  service.stop = async (...a) => {
+    const lifetimePeak = peakRssMiB(service.pid);
+    const code = await stop(...a);
+    running.delete(service);
+    results.servers.push({ name: service.name, lifetimePeakRssMiB: lifetimePeak, exitCode: code });
+    if (profileDir) {
+      const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+      if (file) {
+        const target = path.join(BENCH, 'results', `${stamp}-${options.profile}.cpuprofile`);
+        renameSync(path.join(profileDir, file), target);
+        const summary = summarizeProfile(target, 25);
+        results.profiles[options.profile] = { file: path.relative(ROOT, target), ...summary };
+        log(
+          `\nprofile of ${service.name} under ${options.profile} (${path.relative(ROOT, target)}):\n${formatSummary(summary)}\n`,
+        );
+      } else log(`no profile was written by ${service.name}`);
+    }
+    return code;
+  };
+  return service;
+}
+async function signIn(gateway, seed) {
+  const signer = signerFromSeed(seed);
+  const expiry = Math.floor(Date.now() / 1000) + 86_400;
+  const body = new URLSearchParams({
+    grant_type: 'password',
+    scope: 'general',
+    client_id: CLIENT_ID,
+    username: signer.publicKey,
+    password: await passwordFor(signer, CHAIN_ID, CLIENT_ID, expiry),
+  });
+  const response = await fetch(`${gateway.url}/v1/oauth2/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body,
+  });
+  const json = await response.json();
+  if (response.status !== 200) throw new Error(`sign-in failed: ${response.status} ${JSON.stringify(json)}`);
+  return json.access_token;
+}
+
+async function capture(target, request, expectItems) {
+  const response = await fetch(`${target.url}${request.path}`, { headers: request.headers ?? {} });
+  const body = await response.json();
+  if (response.status !== 200)
+    throw new Error(`${request.path}: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+  if (expectItems !== undefined && body.items?.length !== expectItems) {
+    throw new Error(`${request.path}: ${body.items?.length} items, expected ${expectItems}`);
+  }
+  return body;
+}
+
+/* ------------------------------------------------------------------ token grant passwords */
+
+async function makeGrants() {
+  const t = Date.now();
+  const expiryBase = Math.floor(Date.now() / 1000) + 6 * 86_400;
+  const grants = [];
+  for (let s = 0; s < SETTINGS.grantSeeds; s++) {
+    const signer = signerFromSeed(`${SETTINGS.seed} grant ${s}`);
+    for (let k = 0; k < SETTINGS.grantsPerSeed; k++) {
+      grants.push({
+        username: signer.publicKey,
+        password: await passwordFor(signer, CHAIN_ID, CLIENT_ID, expiryBase + k),
+      });
+    }
+  }
+  log(
+    `[tokens] ${grants.length} passwords from ${SETTINGS.grantSeeds} seeds in ${((Date.now() - t) / 1000).toFixed(1)} s`,
+  );
+  const file = path.join(tmpRoot, 'grants.json');
+  writeFileSync(file, JSON.stringify({ chainId: CHAIN_ID, clientId: CLIENT_ID, grants }));
+  const bodies = grants.map((g) =>
+    new URLSearchParams({ grant_type: 'password', scope: 'general', client_id: CLIENT_ID, ...g }).toString(),
+  );
+  return { file, bodies };
+}
+
+/* ------------------------------------------------------------------ scenarios */
+
+const PUBLIC = [
+  { id: 'public-currencies', label: 'GET /v1/deposit/currencies', path: '/v1/deposit/currencies' },
+  { id: 'public-currency', label: 'GET /v1/deposit/currencies/USDT/ETH', path: '/v1/deposit/currencies/USDT/ETH' },
+  { id: 'public-platform', label: 'GET /v1/platforms/ETH', path: '/v1/platforms/ETH' },
+];
+
+const pagesOf = (store, dataset, token) => [
+  {
+    id: `movements-${store}`,
+    label: `GET /v1/movements?limit=100 (${store})`,
+    path: '/v1/movements?limit=100',
+    headers: { authorization: `Bearer ${token}` },
+    expect: 100,
+  },
+  {
+    id: `trades-${store}`,
+    label: `GET trades WAVES/USDT?limit=1000 (${store})`,
+    path: `/v1/addresses/${dataset?.tradesAddress}/trades/WAVES/USDT?limit=1000`,
+    expect: 1000,
+  },
+];
+
+/** Bare-Fastify measurements by payload (a page served from SQLite and PostgreSQL is the same JSON). */
+const bareByPayload = new Map();
+
+async function measureBare(items) {
+  const todo = items.filter((item) => !bareByPayload.has(JSON.stringify(item.payload)));
+  if (todo.length > 0) {
+    const file = path.join(tmpRoot, `bare-${loadCounter}.json`);
+    writeFileSync(file, JSON.stringify(Object.fromEntries(todo.map((i) => [i.path, i.payload]))));
+    const port = await freePort();
+    const bare = await startService('bare fastify', [path.join(BENCH, 'lib/bare.mjs'), file, String(port)], {
+      port,
+      core: 0,
+    });
+    running.add(bare);
+    try {
+      for (const item of todo) {
+        const check = await capture(bare, item);
+        if (JSON.stringify(check) !== JSON.stringify(item.payload))
+          throw new Error(`bare server: ${item.path} differs`);
+        bareByPayload.set(JSON.stringify(item.payload), await load(bare, { path: item.path, headers: item.headers }));
+      }
+    } finally {
+      await bare.stop();
+      running.delete(bare);
+    }
+  }
+  for (const item of items)
+    record(item.id, item.label, item.kind, 'bare', bareByPayload.get(JSON.stringify(item.payload)));
+}
+
+async function runStore(store, databaseUrl, dataDir, grants) {
+  const ids = ALL_IDS.filter((id) => selected(id) && (store === 'pg' ? id.endsWith('-pg') : !id.endsWith('-pg')));
+  if (ids.length === 0) return;
+  const env = gatewayEnv(databaseUrl, dataDir);
+  const dataset = await prepareDatabase(
+    store,
+    env,
+    ids.some((id) => GROUPS.pages(id)),
+  );
+  const gateway = await launchGateway(store, env);
+  log(`[${store}] gateway up at ${gateway.url} (pid ${gateway.pid})`);
+  const bareItems = [];
+  try {
+    // Public reads (SQLite, the embedded default).
+    const publicItems = PUBLIC.filter((p) => ids.includes(p.id));
+    for (const item of publicItems) {
+      const payload = await capture(gateway, item);
+      record(item.id, item.label, 'public', 'gateway', await load(gateway, item));
+      bareItems.push({ ...item, kind: 'public', payload });
+    }
+    // Signed-in pages.
+    if (ids.some((id) => GROUPS.pages(id))) {
+      const token = await signIn(gateway, dataset.signedInSeed);
+      for (const item of pagesOf(store, dataset, token).filter((p) => ids.includes(p.id))) {
+        const payload = await capture(gateway, item, item.expect);
+        record(item.id, item.label, 'pages', 'gateway', await load(gateway, item));
+        bareItems.push({ ...item, kind: 'pages', payload });
+      }
+    }
+    // The typed client against a raw fetch (in-process, pinned to core 1).
+    if (ids.includes('client')) {
+      log('  client             typed client vs raw fetch …');
+      const c = SETTINGS.client;
+      const out = JSON.parse(
+        await runNode(
+          [path.join(BENCH, 'lib/client-rate.mjs'), gateway.url, c.warmup, c.round, c.rounds, '10'].map(String),
+          {
+            core: 1,
+          },
+        ),
+      );
+      results.scenarios.client = {
+        id: 'client',
+        label: 'GET /v1/platforms/{id} via typed client',
+        kind: 'client',
+        measurements: out,
+      };
+      for (const [k, v] of Object.entries(out)) {
+        log(`  client ${k.padEnd(4)} raw ${fmt(v.raw.perSecond)} calls/s, typed ${fmt(v.typed.perSecond)} calls/s`);
+      }
+    }
+    // Token grants last (they write token families and refresh tokens).
+    const tokenId = `tokens-${store}`;
+    if (ids.includes(tokenId)) {
+      record(
+        tokenId,
+        `POST /v1/oauth2/token password (${store})`,
+        'tokens',
+        'gateway',
+        await load(gateway, {
+          path: '/v1/oauth2/token',
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          bodies: grants.bodies,
+        }),
+      );
+    }
+  } finally {
+    await gateway.stop();
+  }
+  if (bareItems.length > 0) await measureBare(bareItems);
+  // Prism serving the same public operations (its examples).
+  const prismItems = bareItems.filter((i) => i.kind === 'public');
+  if (prismItems.length > 0) {
+    log('[prism] starting the mock …');
+    const port = await freePort();
+    const prism = await startService(
+      'prism mock',
+      [PRISM_CLI, 'mock', BUNDLED_SPEC, '--host', '127.0.0.1', '--port', String(port), '-v', 'error'],
+      { port, core: 0, timeoutMs: 120_000 },
+    );
+    running.add(prism);
+    try {
+      for (const item of prismItems) {
+        await capture(prism, item);
+        record(item.id, item.label, 'public', 'prism', await load(prism, item));
+      }
+    } finally {
+      await prism.stop();
+      running.delete(prism);
+    }
+  }
+}
+
+/* ------------------------------------------------------------------ verdicts and the table */
+
+const ratio = (a, b) => (a && b ? a / b : null);
+const check = (value, ok, text) => ({ value, pass: value === null ? null : ok(value), text });
+
+function evaluate() {
+  const rows = [];
+  const rssCheck = (m) => check(m.peakRssMiB, (v) => v < TARGETS.rssMiB, `RSS<${TARGETS.rssMiB}MB`);
+  for (const s of Object.values(results.scenarios)) {
+    const m = s.measurements;
+    if (s.kind === 'public' && m.gateway) {
+      rows.push({
+        scenario: s.label,
+        id: s.id,
+        target: 'gateway',
+        ...pick(m.gateway),
+        checks: [
+          check(
+            ratio(m.gateway.rps, m.bare?.rps),
+            (v) => v >= TARGETS.publicVsBare,
+            `x bare (>=${TARGETS.publicVsBare})`,
+          ),
+          check(
+            ratio(m.gateway.rps, m.prism?.rps),
+            (v) => v >= TARGETS.publicVsPrism,
+            `x prism (>=${TARGETS.publicVsPrism})`,
+          ),
+          rssCheck(m.gateway),
+        ],
+      });
+      if (m.bare) rows.push({ scenario: '', id: s.id, target: 'bare fastify', ...pick(m.bare), checks: [] });
+      if (m.prism) rows.push({ scenario: '', id: s.id, target: 'prism mock', ...pick(m.prism), checks: [] });
+    }
+    if (s.kind === 'pages' && m.gateway) {
+      rows.push({
+        scenario: s.label,
+        id: s.id,
+        target: 'gateway',
+        ...pick(m.gateway),
+        checks: [
+          check(
+            ratio(m.gateway.rps, m.bare?.rps),
+            (v) => v >= TARGETS.pagesVsBare,
+            `x bare (>=${TARGETS.pagesVsBare})`,
+          ),
+          check(m.gateway.p99, (v) => v < TARGETS.pagesP99Ms, `p99<${TARGETS.pagesP99Ms}ms`),
+          rssCheck(m.gateway),
+        ],
+      });
+      if (m.bare) rows.push({ scenario: '', id: s.id, target: 'bare fastify', ...pick(m.bare), checks: [] });
+    }
+    if (s.kind === 'tokens' && m.gateway) {
+      const verify = results.baselines.verification;
+      rows.push({
+        scenario: s.label,
+        id: s.id,
+        target: 'gateway',
+        ...pick(m.gateway),
+        checks: [
+          check(
+            ratio(m.gateway.rps, verify?.warm.perSecond),
+            (v) => v >= TARGETS.tokensVsVerify,
+            `x verify (>=${TARGETS.tokensVsVerify})`,
+          ),
+          check(
+            ratio(m.gateway.rps, verify?.reference.perSecond),
+            (v) => v >= TARGETS.tokensVsTsLib,
+            `x ts-lib (>=${TARGETS.tokensVsTsLib})`,
+          ),
+          rssCheck(m.gateway),
+        ],
+      });
+    }
+    if (s.kind === 'client') {
+      for (const [k, v] of Object.entries(m)) {
+        const overhead = v.raw.perSecond && v.typed.perSecond ? v.raw.perSecond / v.typed.perSecond - 1 : null;
+        const label = k === 'c1' ? 'typed client, sequential' : `typed client, ${k.slice(1)} concurrent`;
+        rows.push({
+          scenario: label,
+          id: `client-${k}`,
+          target: 'typed client',
+          rps: v.typed.perSecond,
+          p50: v.typed.p50,
+          p99: v.typed.p99,
+          rss: null,
+          checks: [
+            {
+              value: overhead,
+              pass: overhead === null ? null : overhead <= TARGETS.clientOverhead,
+              text: `overhead (<=${TARGETS.clientOverhead * 100}%)`,
+              percent: true,
+            },
+          ],
+        });
+        rows.push({
+          scenario: '',
+          id: `client-${k}`,
+          target: 'raw fetch',
+          rps: v.raw.perSecond,
+          p50: v.raw.p50,
+          p99: v.raw.p99,
+          rss: null,
+          checks: [],
+        });
+      }
+    }
+  }
+  const verify = results.baselines.verification;
+  if (verify) {
+    rows.push({
+      scenario: 'signature checks (in-process, core 0)',
+      id: 'verify',
+      target: 'server verify',
+      rps: verify.warm.perSecond,
+      p50: null,
+      p99: null,
+      rss: null,
+      checks: [],
+    });
+    rows.push({
+      scenario: '',
+      id: 'verify',
+      target: 'server, cold key',
+      rps: verify.cold.perSecond,
+      p50: null,
+      p99: null,
+      rss: null,
+      checks: [],
+    });
+    rows.push({
+      scenario: '',
+      id: 'verify',
+      target: 'ts-lib-crypto',
+      rps: verify.reference.perSecond,
+      p50: null,
+      p99: null,
+      rss: null,
+      checks: [],
+    });
+  }
+  return rows;
+}
+
+function pick(m) {
+  return {
+    rps: m.rps,
+    p50: m.p50,
+    p99: m.p99,
+    rss: m.peakRssMiB,
+    non2xx: m.non2xx,
+    errors: m.errors,
+    background: m.backgroundCpu,
+  };
+}
+
+function printTable(rows) {
+  const header = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'RSS MB', 'targets'];
+  const lines = rows.map((r) => [
+    r.scenario,
+    r.target,
+    fmt(r.rps),
+    fmt(r.p50, 2),
+    fmt(r.p99, 2),
+    fmt(r.rss, 1),
+    [
+      ...r.checks.map((c) => {
+        const v =
+          c.value === null
+            ? '-'
+            : c.percent
+              ? `${(c.value * 100).toFixed(1)}%`
+              : c.text.startsWith('x')
+                ? `${c.value.toFixed(2)}`
+                : fmt(c.value, c.text.startsWith('p99') ? 2 : 1);
+        return `${v} ${c.text} ${c.pass === null ? 'n/a' : c.pass ? 'PASS' : 'MISS'}`;
+      }),
+      ...(r.non2xx || r.errors ? [`!! ${r.non2xx} non-2xx, ${r.errors} errors`] : []),
+      ...(r.background > 0.1 ? [`!! machine ${(r.background * 100).toFixed(0)}% busy with other work`] : []),
+    ].join(' | '),
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
+  const right = new Set([2, 3, 4, 5]);
+  const line = (cells) =>
+    cells
+      .map((c, i) => (right.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  console.log(line(header));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const l of lines) console.log(line(l));
+}
+
+/* ------------------------------------------------------------------ main */
+
+const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
+
+async function main() {
+  for (const dist of ['server/dist/cli.js', 'client/dist/index.js', 'generated/dist/index.js']) {
+    if (!isFile(path.join(ROOT, dist))) throw new Error(`${dist} is missing: run \`npx turbo run build\` first`);
+  }
+  const machine = {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    memoryGiB: Math.round((os.totalmem() / 2 ** 30) * 10) / 10,
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    pinned: canPin() ? 'server core 0, load generator core 1' : 'no (needs 2 cores and taskset)',
+  };
+  log(
+    `gateway benchmark (${SETTINGS.mode}): ${machine.cpu} x${machine.cores}, ${machine.memoryGiB} GiB, node ${machine.node}, pinning: ${machine.pinned}`,
+  );
+
+  let grants = null;
+  if (anySelected(GROUPS.tokens)) {
+    grants = await makeGrants();
+    log('[tokens] in-process verification rates (core 0) …');
+    const verification = JSON.parse(
+      await runNode([path.join(BENCH, 'lib/crypto-rate.mjs'), grants.file, String(SETTINGS.cryptoSeconds)], {
+        core: 0,
+      }),
+    );
+    results.baselines.verification = verification;
+    log(
+      `  verify: warm ${fmt(verification.warm.perSecond)}/s, cold ${fmt(verification.cold.perSecond)}/s, ts-lib-crypto ${fmt(verification.reference.perSecond)}/s` +
+        (verification.warm.failures || verification.reference.failures ? '  !! some signatures did not verify' : ''),
+    );
+  }
+
+  if (anySelected(GROUPS.sqlite)) {
+    const dir = mkdtempSync(path.join(tmpRoot, 'sqlite-'));
+    await runStore('sqlite', `sqlite:${path.join(dir, 'gateway.db')}`, dir, grants);
+  }
+
+  if (anySelected(GROUPS.pg)) {
+    const pg = require('pg');
+    const name = `bench_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: ADMIN_PG_URL });
+    let created = false;
+    try {
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name}`);
+      created = true;
+      cleanups.push(async () => {
+        const c = new pg.Client({ connectionString: ADMIN_PG_URL });
+        await c.connect();
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await c.end();
+        log(`[pg] dropped database ${name}`);
+      });
+    } catch (error) {
+      log(`[pg] PostgreSQL unavailable at ${ADMIN_PG_URL} (${error.message}): PostgreSQL scenarios skipped`);
+      results.pgSkipped = error.message;
+    } finally {
+      await admin.end().catch(() => {});
+    }
+    if (created) {
+      const url = new URL(ADMIN_PG_URL);
+      url.pathname = `/${name}`;
+      log(`[pg] database ${name}`);
+      await runStore('pg', url.toString(), mkdtempSync(path.join(tmpRoot, 'pg-')), grants);
+    }
+  }
+
+  const rows = evaluate();
+  const minutes = (Date.now() - startedAt) / 60_000;
+  console.log(
+    `\nExchange gateway benchmark, ${SETTINGS.mode} run, ${new Date().toISOString()} (${minutes.toFixed(1)} min)`,
+  );
+  console.log(
+    `${machine.cpu} x${machine.cores}, ${machine.memoryGiB} GiB, node ${machine.node}; pinned: ${machine.pinned}`,
+  );
+  console.log(
+    `${SETTINGS.connections} connections, warm-up ${SETTINGS.warmupSeconds} s, ${SETTINGS.rounds} rounds of ${SETTINGS.roundSeconds} s, medians` +
+      (Object.keys(results.datasets).length
+        ? `; data: ${Object.entries(results.datasets)
+            .map(
+              ([k, d]) => `${k} ${fmt(d.movements)} movements + ${fmt(d.trades)} trades, ${fmt(d.accounts)} accounts`,
+            )
+            .join('; ')}`
+        : ''),
+  );
+  console.log('');
+  printTable(rows);
+  const verdicts = rows.flatMap((r) =>
+    r.checks.map((c) => ({ row: `${r.id} ${r.target}`, check: c.text, value: c.value, pass: c.pass })),
+  );
+  const passed = verdicts.filter((v) => v.pass === true).length;
+  const missed = verdicts.filter((v) => v.pass === false);
+  console.log(
+    `\n${passed} PASS, ${missed.length} MISS${missed.length ? `: ${missed.map((m) => `${m.row} ${m.check}`).join('; ')}` : ''}`,
+  );
+
+  mkdirSync(path.join(BENCH, 'results'), { recursive: true });
+  const file = path.join(BENCH, 'results', `${stamp}${QUICK ? '-quick' : ''}${onlyList ? '-partial' : ''}.json`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ date: new Date().toISOString(), minutes, machine, settings: SETTINGS, targets: TARGETS, only: onlyList ?? null, table: rows, verdicts, ...results }, null, 2)}\n`,
+  );
+  console.log(`results: ${path.relative(ROOT, file)}`);
+}
+
+main()
+  .then(
+    () => cleanup(),
+    async (error) => {
+      console.error(error);
+      for (const s of running) log(`--- ${s.name} log:\n${s.log().slice(-3000)}`);
+      await cleanup();
+      process.exitCode = 1;
+    },
+  )
+  .then(() => process.exit());

@@ -1,0 +1,91 @@
+/** Liveness, readiness, metrics, security headers and the served spec. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, specification } from '../../src/app.js';
+import { testConfig } from '../../src/config.js';
+import { openStore } from '../../src/store/store.js';
+import { signIn, type TestApp, testApp } from '../support/app.js';
+import { TEST_POSTGRES_URL } from '../support/databases.js';
+import { DEMO_SEED, ledgerUser } from '../support/signers.js';
+
+describe('operator endpoints', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await testApp('sqlite', { demo: true });
+  });
+  afterAll(() => t.close());
+
+  it('liveness and readiness answer 200 with the database up', async () => {
+    expect((await t.app.inject({ url: '/health/live' })).json()).toEqual({ status: 'ok' });
+    expect((await t.app.inject({ url: '/health/ready' })).json()).toEqual({ status: 'ok', checks: { database: 'ok' } });
+  });
+
+  it('readiness answers 503 when the database does not, while liveness still answers', async () => {
+    const down = openStore(TEST_POSTGRES_URL.replace(':5432', ':5499'));
+    const app = await buildApp(testConfig({ dataDir: t.config.dataDir }), { store: { ...t.store, ping: down.ping } });
+    try {
+      const ready = await app.inject({ url: '/health/ready' });
+      expect(ready.statusCode).toBe(503);
+      expect(ready.json().errors[0].code).toBe(11200);
+      expect((await app.inject({ url: '/health/live' })).statusCode).toBe(200);
+    } finally {
+      await app.close();
+      await down.close();
+    }
+  });
+
+  it('metrics count requests by operation and status, and token grants and refusals by reason', async () => {
+    const me = ledgerUser(DEMO_SEED);
+    await signIn(t.app, me);
+    await t.app.inject({
+      method: 'POST',
+      url: '/v1/oauth2/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        grant_type: 'password',
+        scope: 'general',
+        username: me.username,
+        password: me.password(1, { clientId: 'x' }),
+        client_id: 'waves.exchange',
+      }).toString(),
+    });
+    await t.app.inject({ url: '/v1/platforms/ETH' });
+    await t.app.inject({ url: '/v1/platforms/SOL' });
+    const response = await t.app.inject({ url: '/metrics' });
+    expect(response.headers['content-type']).toMatch(/^text\/plain/);
+    const text = response.body;
+    expect(text).toMatch(/gateway_http_requests_total\{operation="getPlatform",status="200"\} 1/);
+    expect(text).toMatch(/gateway_http_requests_total\{operation="getPlatform",status="404"\} 1/);
+    expect(text).toMatch(
+      /gateway_http_request_duration_seconds_bucket\{le="0\.1",operation="getPlatform",status="200"\} 1/,
+    );
+    expect(text).toMatch(/gateway_token_grants_total\{grant="password"\} 1/);
+    expect(text).toMatch(/gateway_token_refusals_total\{reason="expiry_passed"\} 1/);
+    expect(text).toMatch(/gateway_db_pool_connections\{state="total"\} 1/);
+    expect(text).toMatch(/gateway_process_resident_memory_bytes/);
+  });
+
+  it('API answers carry security headers; the spec is served as JSON', async () => {
+    const response = await t.app.inject({ url: '/openapi.json' });
+    expect(response.json()).toEqual(specification);
+    for (const url of ['/v1/platforms', '/v1/nowhere']) {
+      const headers = (await t.app.inject({ url })).headers;
+      expect(headers['x-content-type-options']).toBe('nosniff');
+      expect(headers['content-security-policy']).toBe("default-src 'none'; frame-ancestors 'none'");
+      expect(headers['referrer-policy']).toBe('no-referrer');
+    }
+  });
+
+  it('the API reference page is served, with no restrictive policy of ours', async () => {
+    const page = await t.app.inject({ url: '/docs/' });
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.headers['content-security-policy']).not.toBe("default-src 'none'; frame-ancestors 'none'");
+  });
+
+  it('answers in what the operation produces: metrics as text, the rest as JSON', async () => {
+    expect((await t.app.inject({ url: '/metrics', headers: { accept: 'text/plain' } })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/metrics', headers: { accept: 'application/json' } })).statusCode).toBe(406);
+    expect((await t.app.inject({ url: '/v1/platforms', headers: { accept: 'application/*' } })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/v1/platforms', headers: { accept: 'text/*' } })).statusCode).toBe(406);
+  });
+});
