@@ -119,16 +119,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databasePoolSize: raw.DATABASE_POOL_SIZE,
     logLevel: raw.LOG_LEVEL,
   };
-  const embedded = !/^postgres/i.test(config.databaseUrl);
-  if (!embedded) {
-    const missing = (['TOKEN_SIGNING_KEY', 'PROXY_SEED', 'CURSOR_SECRET'] as const).filter((key) => !raw[key]);
-    if (missing.length > 0) {
-      throw new ConfigError(
-        `invalid configuration: ${missing.join(', ')} must be set with a PostgreSQL DATABASE_URL (every instance needs the same secrets)`,
-      );
-    }
-  }
   return config;
+}
+
+/**
+ * Serving with PostgreSQL needs the shared secrets from configuration: every instance must sign and check
+ * tokens, derive proxies and read cursors the same way. (The embedded mode keeps generated ones on disk.)
+ */
+export function requireSharedSecrets(config: Config): void {
+  if (!/^postgres/i.test(config.databaseUrl)) return;
+  const missing = (
+    [
+      ['TOKEN_SIGNING_KEY', config.tokenSigningKey],
+      ['PROXY_SEED', config.proxySeed],
+      ['CURSOR_SECRET', config.cursorSecret],
+    ] as const
+  )
+    .filter(([, value]) => !value)
+    .map(([key]) => key);
+  if (missing.length > 0) {
+    throw new ConfigError(
+      `invalid configuration: ${missing.join(', ')} must be set with a PostgreSQL DATABASE_URL (every instance needs the same secrets)`,
+    );
+  }
 }
 
 /** A configuration for tests and tools: defaults, then `overrides`. */

@@ -13,7 +13,7 @@ import {
 } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Config } from './config.js';
+import { type Config, requireSharedSecrets } from './config.js';
 
 export interface Secrets {
   signingKey: KeyObject;
@@ -37,6 +37,7 @@ const generators: Required<{ [K in keyof StoredSecrets]: () => string }> = {
 
 /** Resolves the secrets; `warn` is told which ones were generated or read from the data folder. */
 export function loadSecrets(config: Config, warn: (message: string) => void): Secrets {
+  requireSharedSecrets(config);
   const configured: StoredSecrets = {
     tokenSigningKey: config.tokenSigningKey || undefined,
     proxySeed: config.proxySeed || undefined,

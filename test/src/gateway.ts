@@ -16,9 +16,15 @@ export interface RunningGateway {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-export async function startGateway(env: Record<string, string> = {}): Promise<RunningGateway> {
+/**
+ * `options.dataDir`: a data folder to reuse (a restart); it is then kept when the server stops.
+ */
+export async function startGateway(
+  env: Record<string, string> = {},
+  options: { dataDir?: string } = {},
+): Promise<RunningGateway> {
   const port = await freePort();
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-e2e-'));
+  const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'gateway-e2e-'));
   const child: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--demo'], {
     env: {
       ...process.env,
@@ -51,7 +57,7 @@ export async function startGateway(env: Record<string, string> = {}): Promise<Ru
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
         const done = () => {
-          rmSync(dataDir, { recursive: true, force: true });
+          if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
           resolve(child.exitCode);
         };
         if (child.exitCode !== null) return done();

@@ -44,8 +44,11 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
       statement_timeout: 10_000,
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
     });
-    // An idle client losing its connection (database restart) must not crash the process.
+    // A client losing its connection (database restart) must not crash the process: idle clients report
+    // through the pool, and a client in use through its own 'error' event (its query fails as well, and
+    // that failure is what the request sees).
     pool.on('error', () => {});
+    pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return storeOf(db, 'postgres', () => ({
       total: pool.totalCount,

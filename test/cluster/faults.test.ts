@@ -1,0 +1,202 @@
+/**
+ * Faults with nothing lost: an import killed mid-way leaves whole batches and re-running completes it; a
+ * restart keeps every address and token; a database that goes away under load gives fast 503s, and the
+ * service recovers by itself when it returns.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { passwordFor, signerFromSeed } from '@gateway/client';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startGateway } from '../src/gateway.js';
+import { createDatabase } from '../src/postgres.js';
+import { startTcpProxy } from '../src/tcp-proxy.js';
+
+const CLI = fileURLToPath(new URL('../../server/dist/cli.js', import.meta.url));
+const CATALOGUE = fileURLToPath(new URL('../../server/demo/catalogue.yaml', import.meta.url));
+const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
+const run = promisify(execFile);
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function tradesFile(count: number): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gateway-faults-'));
+  dirs.push(dir);
+  const lines = Array.from({ length: count }, (_, i) =>
+    JSON.stringify({
+      id: `kill${String(i).padStart(7, '0')}`,
+      address: '3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36',
+      amount_currency_id: 'WAVES',
+      price_currency_id: 'USDT',
+      type: i % 2 ? 'buy' : 'sell',
+      timestamp: new Date(Date.UTC(2023, 0, 1) + i * 1000).toISOString(),
+      amount: '1.5',
+      price: '2.25',
+    }),
+  );
+  const file = path.join(dir, 'trades.ndjson');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+describe('an import killed with SIGKILL', () => {
+  it.each(['sqlite', 'postgres'] as const)(
+    'on %s leaves whole batches only, and re-running completes it',
+    async (kind) => {
+      const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-kill-'));
+      dirs.push(dataDir);
+      const database = kind === 'postgres' ? await createDatabase() : null;
+      const env = {
+        ...process.env,
+        DATA_DIR: dataDir,
+        DATABASE_URL: database?.url ?? `sqlite:${path.join(dataDir, 'kill.db')}`,
+        LOG_LEVEL: 'error',
+      };
+      try {
+        await run(process.execPath, [CLI, 'catalogue', 'load', CATALOGUE], { env });
+        const total = 30_000;
+        const file = tradesFile(total);
+        const count = async () => {
+          const { stdout } = await run(process.execPath, ['-e', countScript], {
+            env: { ...env, DB: env.DATABASE_URL },
+          });
+          return Number(stdout.trim());
+        };
+        const countScript = `
+        import('${new URL('../../server/dist/store/store.js', import.meta.url).href}').then(async ({ openStore }) => {
+          const store = openStore(process.env.DB);
+          const row = await store.db.selectFrom('trades').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst();
+          console.log(Number(row.n)); await store.close();
+        });`;
+        const child = spawn(process.execPath, [CLI, 'trades', 'import', file, '--batch-size', '1000'], {
+          env,
+          stdio: 'ignore',
+        });
+        // Kill it once some batches are in, but not all.
+        let seen = 0;
+        for (let i = 0; i < 200 && seen === 0; i++) {
+          await new Promise((r) => setTimeout(r, 25));
+          seen = await count();
+        }
+        child.kill('SIGKILL');
+        await new Promise((r) => child.once('exit', r));
+        const afterKill = await count();
+        expect(afterKill).toBeGreaterThan(0);
+        expect(afterKill % 1000).toBe(0);
+        await run(process.execPath, [CLI, 'trades', 'import', file, '--batch-size', '1000'], { env });
+        expect(await count()).toBe(total);
+      } finally {
+        await database?.drop();
+      }
+    },
+    120_000,
+  );
+});
+
+describe('a restart', () => {
+  it('keeps every issued deposit and proxy address, and every unexpired token keeps working', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'gateway-restart-'));
+    dirs.push(dataDir);
+    const first = await startGateway({}, { dataDir });
+    const signer = signerFromSeed(DEMO_SEED);
+    const password = await passwordFor(signer, 'W', 'waves.exchange', Math.floor(Date.now() / 1000) + 600);
+    const tokens = (await (
+      await fetch(`${first.url}/v1/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'password',
+          scope: 'general',
+          username: signer.publicKey,
+          password,
+          client_id: 'waves.exchange',
+        }),
+      })
+    ).json()) as { access_token: string; refresh_token: string };
+    const addresses = async (url: string) => {
+      const auth = { headers: { authorization: `Bearer ${tokens.access_token}` } };
+      const deposit = (await (await fetch(`${url}/v1/deposit/addresses/BTC/BTC`, auth)).json()) as {
+        deposit_addresses: string[];
+      };
+      const proxy = (await (
+        await fetch(`${url}/v1/withdraw/addresses/ETH/0x3f2b1c25A5f23b193560B97988ee98cBDb480730/ETH`, auth)
+      ).json()) as { proxy_addresses: string[] };
+      return [deposit.deposit_addresses[0], proxy.proxy_addresses[0]];
+    };
+    const before = await addresses(first.url);
+    expect(await first.stop()).toBe(0);
+    const second = await startGateway({}, { dataDir });
+    try {
+      expect(await addresses(second.url)).toEqual(before);
+      const refreshed = await fetch(`${second.url}/v1/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'refresh_token',
+          scope: 'general',
+          client_id: 'waves.exchange',
+          refresh_token: tokens.refresh_token,
+        }),
+      });
+      expect(refreshed.status).toBe(200);
+    } finally {
+      await second.stop();
+    }
+  }, 60_000);
+});
+
+describe('PostgreSQL going away under load', () => {
+  it('fails fast with 503 in the error body, and recovers by itself when it returns', async () => {
+    const database = await createDatabase();
+    const real = new URL(database.url);
+    const proxy = await startTcpProxy(Number(real.port || 5432), real.hostname);
+    const viaProxy = new URL(database.url);
+    viaProxy.port = String(proxy.port);
+    const gateway = await startGateway({
+      DATABASE_URL: viaProxy.toString(),
+      TOKEN_SIGNING_KEY: generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      PROXY_SEED: randomBytes(16).toString('hex'),
+      CURSOR_SECRET: randomBytes(32).toString('hex'),
+    });
+    try {
+      const outcomes: { phase: string; status: number; code?: number; ms: number }[] = [];
+      const hit = async (phase: string) => {
+        const started = Date.now();
+        const response = await fetch(`${gateway.url}/v1/deposit/currencies?limit=3`, {
+          signal: AbortSignal.timeout(8000),
+        });
+        const body = (await response.json()) as { errors?: { code: number }[] };
+        outcomes.push({ phase, status: response.status, code: body.errors?.[0]?.code, ms: Date.now() - started });
+      };
+      const load = async (phase: string, rounds: number) => {
+        for (let i = 0; i < rounds; i++) await Promise.all(Array.from({ length: 8 }, () => hit(phase)));
+      };
+      await load('before', 5);
+      proxy.down();
+      await load('down', 5);
+      const ready = await fetch(`${gateway.url}/health/ready`);
+      expect(ready.status).toBe(503);
+      proxy.up();
+      // Recovery needs no restart: the pool makes new connections.
+      for (let i = 0; i < 20 && (await fetch(`${gateway.url}/health/ready`)).status !== 200; i++)
+        await new Promise((r) => setTimeout(r, 250));
+      await load('after', 5);
+      const of = (phase: string) => outcomes.filter((o) => o.phase === phase);
+      expect(of('before').every((o) => o.status === 200)).toBe(true);
+      expect(of('down').every((o) => o.status === 503 && o.code === 11200)).toBe(true);
+      expect(Math.max(...of('down').map((o) => o.ms))).toBeLessThan(6000);
+      expect(of('after').every((o) => o.status === 200)).toBe(true);
+      expect((await fetch(`${gateway.url}/health/live`)).status).toBe(200);
+    } finally {
+      await gateway.stop();
+      await proxy.close();
+      await database.drop();
+    }
+  }, 90_000);
+});
