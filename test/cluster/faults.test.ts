@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { passwordFor, signerFromSeed } from '@gateway/client';
 import { afterAll, describe, expect, it } from 'vitest';
+import { recordFigures } from '../src/figures.js';
 import { startGateway } from '../src/gateway.js';
 import { createDatabase } from '../src/postgres.js';
 import { startTcpProxy } from '../src/tcp-proxy.js';
@@ -21,8 +22,11 @@ const CATALOGUE = fileURLToPath(new URL('../../server/demo/catalogue.yaml', impo
 const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
 const run = promisify(execFile);
 const dirs: string[] = [];
+/** Each fault injected, and what it lost (for `npm run prove`). */
+const faults: { fault: string; lost: number }[] = [];
 afterAll(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  recordFigures('faults', { injected: faults.length, lost: faults.reduce((n, f) => n + f.lost, 0), faults });
 });
 
 function tradesFile(count: number): string {
@@ -133,7 +137,9 @@ describe('a restart', () => {
     expect(await first.stop()).toBe(0);
     const second = await startGateway({}, { dataDir });
     try {
-      expect(await addresses(second.url)).toEqual(before);
+      const after = await addresses(second.url);
+      faults.push({ fault: 'restart', lost: after.filter((a, i) => a !== before[i]).length });
+      expect(after).toEqual(before);
       const refreshed = await fetch(`${second.url}/v1/oauth2/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -188,6 +194,10 @@ describe('PostgreSQL going away under load', () => {
         await new Promise((r) => setTimeout(r, 250));
       await load('after', 5);
       const of = (phase: string) => outcomes.filter((o) => o.phase === phase);
+      faults.push({
+        fault: 'PostgreSQL away under load',
+        lost: outcomes.filter((o) => o.status >= 500 && o.status !== 503).length + of('after').filter((o) => o.status !== 200).length,
+      });
       expect(of('before').every((o) => o.status === 200)).toBe(true);
       expect(of('down').every((o) => o.status === 503 && o.code === 11200)).toBe(true);
       expect(Math.max(...of('down').map((o) => o.ms))).toBeLessThan(6000);
