@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// The long versions of the proof suites (bad input, attacks on identity, faults, load), then one table:
+// inputs tried and 5xx seen, attacks tried and accepted, faults injected and data lost, load held.
+// CI runs the short versions as tests; this runs them longer:
+//
+//   npm run prove                         60 s of load, 10x the fuzzing, a fresh fuzz seed
+//   LOAD_SECONDS=300 FUZZ_COUNT=2000 npm run prove
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const testDir = path.join(root, 'test');
+const figuresDir = path.join(testDir, 'test-results/prove');
+const env = {
+  ...process.env,
+  LOAD_SECONDS: process.env.LOAD_SECONDS ?? '60',
+  FUZZ_COUNT: process.env.FUZZ_COUNT ?? '400',
+  FUZZ_SEED: process.env.FUZZ_SEED ?? String(Date.now() % 2 ** 31),
+};
+console.log(`proving: load ${env.LOAD_SECONDS} s, fuzz ${env.FUZZ_COUNT} a operation, seed ${env.FUZZ_SEED}`);
+rmSync(figuresDir, { recursive: true, force: true });
+const vitest = path.join(root, 'node_modules/vitest/vitest.mjs');
+const result = spawnSync(process.execPath, [vitest, 'run', 'attack', 'cluster'], { cwd: testDir, env, stdio: 'inherit' });
+
+const figures = existsSync(figuresDir)
+  ? Object.fromEntries(
+      readdirSync(figuresDir)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => {
+          const value = JSON.parse(readFileSync(path.join(figuresDir, f), 'utf8'));
+          return [value.name, value];
+        }),
+    )
+  : {};
+const { fuzz, identity, faults, load } = figures;
+const rows = [
+  {
+    check: 'bad input (spec fuzzer)',
+    tried: fuzz ? `${fuzz.requests} requests` : 'not run',
+    bad: fuzz ? `${fuzz.serverErrors} 5xx, ${fuzz.violations ?? 0} off-spec` : '',
+    held: fuzz ? fuzz.serverErrors === 0 && (fuzz.violations ?? 0) === 0 : false,
+  },
+  {
+    check: 'attacks on identity',
+    tried: identity ? `${identity.tried} tries, ${identity.attacks} attacks` : 'not run',
+    bad: identity ? `${identity.accepted} accepted` : '',
+    held: identity ? identity.accepted === 0 : false,
+  },
+  {
+    check: 'faults (kill, restart, database away)',
+    tried: faults ? `${faults.injected} injected` : 'not run',
+    bad: faults ? `${faults.lost} lost` : '',
+    held: faults ? faults.lost === 0 : false,
+  },
+  {
+    check: `load (${load?.seconds ?? '?'} s, mixed, import writing)`,
+    tried: load ? `${load.requests} requests, p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms` : 'not run',
+    bad: load ? `${load.serverErrors} 5xx, ${load.addressesChanged + load.addressesShared} address faults, ${load.movementsLost} lost` : '',
+    held: load ? load.serverErrors === 0 && load.addressesChanged + load.addressesShared + load.movementsLost === 0 : false,
+  },
+];
+console.log('');
+console.table(rows.map((r) => ({ ...r, held: r.held ? 'yes' : 'NO' })));
+const held = rows.every((r) => r.held) && result.status === 0;
+console.log(held ? 'every check held' : 'a check did NOT hold (see above)');
+process.exit(held ? 0 : 1);
