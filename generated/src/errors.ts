@@ -22,6 +22,7 @@ export const errorCatalogue = {
   not_acceptable: { code: 10900, status: 406, message: "The `Accept` header excludes `application/json`, the only representation served." },
   payload_too_large: { code: 11000, status: 413, message: "The request body is larger than the server accepts (16 KiB)." },
   rate_limited: { code: 11100, status: 429, message: "Too many requests; retry after the number of seconds in `Retry-After`." },
+  headers_too_large: { code: 11400, status: 431, message: "The request line or headers are larger than the server reads (16 KiB)." },
   service_unavailable: { code: 11200, status: 503, message: "A dependency (the database) is unavailable; retry later." },
   unsupported_grant_type: { code: 11300, status: 400, message: "`grant_type` is neither `password` nor `refresh_token`." },
   invalid_scope: { code: 11301, status: 400, message: "`scope` is not `general`." },

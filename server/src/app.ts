@@ -234,6 +234,8 @@ export function toApiError(error: FastifyError & { errors?: unknown[] }, request
     return new ApiError('body_unreadable');
   }
   if (error.statusCode === 400) return new ApiError('invalid_parameter', 'The request is invalid');
+  // A plugin refusing a path (the reference page's static files) is, for the API, a path with nothing at it.
+  if (error.statusCode === 403 || error.statusCode === 404) return new ApiError('route_not_found');
   return new ApiError('internal_error', 'Internal server error');
 }
 
@@ -255,6 +257,31 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // Long enough for every path parameter the spec allows (Fastify's default, 100, is not).
     routerOptions: { maxParamLength: 256 },
     requestTimeout: 30_000,
+    // URLs the router cannot read (bad percent-encoding, a path parameter longer than any the spec allows)
+    // are answered in the spec's error body like any other invalid request.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is longer than any the API accepts' : 'The URL is not valid';
+      reply.code(400).send(errorBody('invalid_parameter', message));
+    },
+    // Requests Node's HTTP parser refuses never reach Fastify: answer them in the error body too.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) {
+        socket.destroy(error);
+        return;
+      }
+      const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+      // An answer to HEAD has no body (its length is still given). Node passes the unparsed bytes.
+      const raw: unknown = error.rawPacket;
+      const head = Buffer.isBuffer(raw) && raw.toString('latin1', 0, 5) === 'HEAD ';
+      const body = JSON.stringify(
+        tooLarge ? errorBody('headers_too_large') : errorBody('invalid_parameter', 'The request is not valid HTTP'),
+      );
+      socket.end(
+        `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+          `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+      );
+    },
     connectionTimeout: 60_000,
     // Behind TRUST_PROXY_HOPS load balancers, X-Forwarded-For gives the client's address to the limits.
     trustProxy: (_address: string, hop: number) => hop < config.trustProxyHops,
@@ -276,8 +303,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       clientIds: config.clientIds,
       refreshTokenTtl: config.refreshTokenTtl,
       signingKey: secrets.signingKey,
-      verifyingKey: secrets.verifyingKey,
       keyId: secrets.keyId,
+      verifyingKeys: secrets.verifyingKeys,
     },
     proxySeed: secrets.proxySeed,
     now: options.now ?? Date.now,
@@ -326,6 +353,20 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       Object.assign(new Error('rate limited'), { statusCode: 429, ttl: context.ttl }),
   });
 
+  // The validator lets a coerced "Infinity" or "1e309" through as a number: no parameter is infinite.
+  app.addHook('preHandler', async (request) => {
+    for (const [where, values] of [
+      ['querystring', request.query],
+      ['params', request.params],
+    ] as const) {
+      for (const [name, value] of Object.entries((values ?? {}) as Record<string, unknown>)) {
+        if (typeof value === 'number' && !Number.isFinite(value)) {
+          throw new ApiError('invalid_parameter', `${where}/${name} must be a finite number`, { details: { parameter: name } });
+        }
+      }
+    }
+  });
+
   // Fastify validates a body only in the content types the operation lists: refuse the others.
   app.addHook('preValidation', async (request) => {
     const operationId = request.routeOptions.config.operationId;
@@ -341,7 +382,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // Set before the routes are mounted: route contexts take the handlers in force when they are created.
   app.setNotFoundHandler(async (request, reply) => {
-    const pathname = request.url.split('?')[0] ?? '';
+    const pathname = request.url.split(/[?#]/)[0] ?? '';
     const methods = methodsAt(pathname);
     if (methods.length > 0) {
       return reply

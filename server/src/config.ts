@@ -19,6 +19,8 @@ export interface Config {
   clientIds: string[];
   /** PKCS#8 PEM of the Ed25519 key that signs access tokens; generated into dataDir when empty (embedded only). */
   tokenSigningKey: string;
+  /** Public keys (PKCS#8/SPKI PEM, comma-separated) of earlier signing keys whose tokens are still accepted. */
+  tokenPreviousPublicKeys: string[];
   /** Refresh-token lifetime, seconds. */
   refreshTokenTtl: number;
   /** Secret seed phrase that withdrawal proxy addresses derive from; generated into dataDir when empty (embedded only). */
@@ -56,6 +58,7 @@ const schema = {
       default: 'waves.exchange,wx.network',
     },
     TOKEN_SIGNING_KEY: { type: 'string', default: '' },
+    TOKEN_PREVIOUS_PUBLIC_KEYS: { type: 'string', default: '' },
     REFRESH_TOKEN_TTL: { type: 'integer', minimum: 60, maximum: 31_536_000, default: 2_592_000 },
     PROXY_SEED: { type: 'string', default: '' },
     CURSOR_SECRET: { type: 'string', pattern: '^([0-9a-fA-F]{64,})?$', default: '' },
@@ -80,6 +83,7 @@ interface RawConfig {
   CHAIN_ID: 'W' | 'T';
   CLIENT_IDS: string;
   TOKEN_SIGNING_KEY: string;
+  TOKEN_PREVIOUS_PUBLIC_KEYS: string;
   REFRESH_TOKEN_TTL: number;
   PROXY_SEED: string;
   CURSOR_SECRET: string;
@@ -109,6 +113,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chainId: raw.CHAIN_ID,
     clientIds: raw.CLIENT_IDS.split(','),
     tokenSigningKey: raw.TOKEN_SIGNING_KEY,
+    tokenPreviousPublicKeys: raw.TOKEN_PREVIOUS_PUBLIC_KEYS ? raw.TOKEN_PREVIOUS_PUBLIC_KEYS.split(',') : [],
     refreshTokenTtl: raw.REFRESH_TOKEN_TTL,
     proxySeed: raw.PROXY_SEED,
     cursorSecret: raw.CURSOR_SECRET,

@@ -17,8 +17,10 @@ import { type Config, requireSharedSecrets } from './config.js';
 
 export interface Secrets {
   signingKey: KeyObject;
-  verifyingKey: KeyObject;
+  /** The key id (`kid`) of the signing key. */
   keyId: string;
+  /** Keys that verify access tokens, by key id: the signing key's, and earlier ones during a rotation. */
+  verifyingKeys: ReadonlyMap<string, KeyObject>;
   proxySeed: string;
   cursorSecret: Uint8Array;
 }
@@ -34,6 +36,11 @@ const generators: Required<{ [K in keyof StoredSecrets]: () => string }> = {
   proxySeed: () => randomBytes(32).toString('hex'),
   cursorSecret: () => randomBytes(32).toString('hex'),
 };
+
+/** A key's id: the first 16 characters of the base64url SHA-256 of its public key (SPKI). */
+export function keyIdOf(publicKey: KeyObject): string {
+  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url').slice(0, 16);
+}
 
 /** Resolves the secrets; `warn` is told which ones were generated or read from the data folder. */
 export function loadSecrets(config: Config, warn: (message: string) => void): Secrets {
@@ -65,14 +72,16 @@ export function loadSecrets(config: Config, warn: (message: string) => void): Se
   if (signingKey.asymmetricKeyType !== 'ed25519')
     throw new Error('TOKEN_SIGNING_KEY must be an Ed25519 private key (PKCS#8 PEM)');
   const verifyingKey = createPublicKey(signingKey);
-  const keyId = createHash('sha256')
-    .update(verifyingKey.export({ type: 'spki', format: 'der' }))
-    .digest('base64url')
-    .slice(0, 16);
+  const previous = config.tokenPreviousPublicKeys.map((pem) => {
+    const key = createPublicKey(pem.trim().replaceAll('\\n', '\n'));
+    if (key.asymmetricKeyType !== 'ed25519') throw new Error('TOKEN_PREVIOUS_PUBLIC_KEYS must hold Ed25519 public keys');
+    return key;
+  });
+  const keyId = keyIdOf(verifyingKey);
   return {
     signingKey,
-    verifyingKey,
     keyId,
+    verifyingKeys: new Map([verifyingKey, ...previous].map((key) => [keyIdOf(key), key])),
     proxySeed: String(resolved.proxySeed),
     cursorSecret: Buffer.from(String(resolved.cursorSecret), 'hex'),
   };

@@ -196,7 +196,9 @@ describe('PostgreSQL going away under load', () => {
       const of = (phase: string) => outcomes.filter((o) => o.phase === phase);
       faults.push({
         fault: 'PostgreSQL away under load',
-        lost: outcomes.filter((o) => o.status >= 500 && o.status !== 503).length + of('after').filter((o) => o.status !== 200).length,
+        lost:
+          outcomes.filter((o) => o.status >= 500 && o.status !== 503).length +
+          of('after').filter((o) => o.status !== 200).length,
       });
       expect(of('before').every((o) => o.status === 200)).toBe(true);
       expect(of('down').every((o) => o.status === 503 && o.code === 11200)).toBe(true);

@@ -7,7 +7,10 @@ const dir = fileURLToPath(new URL('../test-results/prove', import.meta.url));
 
 export function recordFigures(name: string, figures: Record<string, unknown>): void {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, `${name}.json`), `${JSON.stringify({ name, at: new Date().toISOString(), ...figures }, null, 2)}\n`);
+  writeFileSync(
+    path.join(dir, `${name}.json`),
+    `${JSON.stringify({ name, at: new Date().toISOString(), ...figures }, null, 2)}\n`,
+  );
 }
 
 /** The p-th percentile (0..100) of a list of numbers. */

@@ -46,8 +46,9 @@ export interface TokenSettings {
   clientIds: readonly string[];
   refreshTokenTtl: number;
   signingKey: CryptoKey | KeyObject;
-  verifyingKey: CryptoKey | KeyObject;
   keyId: string;
+  /** Keys that verify access tokens, by key id (the current one, and earlier ones during a rotation). */
+  verifyingKeys: ReadonlyMap<string, KeyObject>;
 }
 
 /** The claims a refresh token reissues. */
@@ -222,7 +223,12 @@ export async function verifyAccessToken(
   const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i.exec(authorization ?? '');
   if (!match?.[1] || match[1].length > 4096) throw unauthorized();
   try {
-    const { payload } = await jwtVerify(match[1], settings.verifyingKey, {
+    const keyFor = (header: { kid?: string }) => {
+      const key = header.kid === undefined ? undefined : settings.verifyingKeys.get(header.kid);
+      if (!key) throw unauthorized();
+      return key;
+    };
+    const { payload } = await jwtVerify(match[1], keyFor, {
       algorithms: ['EdDSA'],
       currentDate: new Date(now * 1000),
       requiredClaims: ['exp', 'a', 'nb', 'cid', 'user_name', 'jti'],

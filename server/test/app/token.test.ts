@@ -3,6 +3,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
 import { CLOCK_SKEW_SECONDS, MAX_LIFETIME_SECONDS } from '../../src/domain/tokens.js';
 import { signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';
@@ -371,6 +372,34 @@ describe('the token endpoint rate limit', () => {
         }
       }
       expect(statuses).toEqual([400, 400, 400, 400, 400, 429, 429, 429]);
+    } finally {
+      await t.close();
+    }
+  });
+});
+
+describe('signing key rotation by key id', () => {
+  it('accepts tokens of the previous key while it is listed, and refuses them once it is not', async () => {
+    const pem = (key: ReturnType<typeof generateKeyPairSync>['privateKey']) => key.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const a = generateKeyPairSync('ed25519');
+    const b = generateKeyPairSync('ed25519');
+    const t = await testApp('sqlite', { demo: true, config: { tokenSigningKey: pem(a.privateKey) } });
+    try {
+      const old = await signIn(t.app, me);
+      const rotated = await buildApp({ ...t.config, tokenSigningKey: pem(b.privateKey), tokenPreviousPublicKeys: [a.publicKey.export({ type: 'spki', format: 'pem' }).toString()] }, { store: t.store });
+      const after = await buildApp({ ...t.config, tokenSigningKey: pem(b.privateKey) }, { store: t.store });
+      try {
+        const call = (app: typeof t.app, token: string) => app.inject({ url: '/v1/movements?limit=1', headers: { authorization: `Bearer ${token}` } });
+        expect((await call(rotated, old.access_token)).statusCode).toBe(200);
+        const fresh = await signIn(rotated, me);
+        const kid = (token: string) => JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString()).kid;
+        expect(kid(fresh.access_token)).not.toBe(kid(old.access_token));
+        expect((await call(after, fresh.access_token)).statusCode).toBe(200);
+        expect((await call(after, old.access_token)).statusCode).toBe(401);
+      } finally {
+        await rotated.close();
+        await after.close();
+      }
     } finally {
       await t.close();
     }

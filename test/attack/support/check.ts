@@ -40,11 +40,19 @@ function documentedTypes(op: OperationModel, status: number): string[] | null {
   return Object.keys((resolve(documented).content as Json | undefined) ?? {});
 }
 
+/** Paths the server serves beside the API, outside the spec's operations. */
+export const OUTSIDE_THE_SPEC = ['/openapi.json', '/docs'];
+
 export function answerProblems(ops: readonly OperationModel[], request: SentRequest, answer: RawAnswer): string[] {
   if (answer.error) return [answer.error];
   const { status } = answer;
+  // The router ends the path at '?' or '#' (a fragment has no place in a request target, but is tolerated).
+  const rawPath = request.path.split(/[?#]/)[0] ?? '';
+  if (OUTSIDE_THE_SPEC.some((prefix) => rawPath === prefix || rawPath.startsWith(`${prefix}/`))) {
+    // Served on purpose beside the API (the spec itself, its reference UI): only 5xx and hangs count.
+    return status >= 500 ? [`server error ${status}`] : [];
+  }
   const problems: string[] = [];
-  const rawPath = request.path.split('?')[0] ?? '';
   const atPath = operationsAt(ops, rawPath);
   const method = request.method === 'HEAD' ? 'GET' : request.method;
   const [op] = atPath.filter((o) => o.method === method);

@@ -75,7 +75,7 @@ export const injection: Hostile[] = text(
   '"; drop table trades; --',
   "'; DROP TABLE movements; --",
   "1' UNION SELECT * FROM refresh_tokens--",
-  '${7*7}',
+  '\u0024{7*7}',
   '{{7*7}}',
   '#{7*7}',
   '<script>alert(1)</script>',
