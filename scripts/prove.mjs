@@ -22,7 +22,11 @@ const env = {
 console.log(`proving: load ${env.LOAD_SECONDS} s, fuzz ${env.FUZZ_COUNT} a operation, seed ${env.FUZZ_SEED}`);
 rmSync(figuresDir, { recursive: true, force: true });
 const vitest = path.join(root, 'node_modules/vitest/vitest.mjs');
-const result = spawnSync(process.execPath, [vitest, 'run', 'attack', 'cluster'], { cwd: testDir, env, stdio: 'inherit' });
+const result = spawnSync(process.execPath, [vitest, 'run', 'attack', 'cluster'], {
+  cwd: testDir,
+  env,
+  stdio: 'inherit',
+});
 
 const figures = existsSync(figuresDir)
   ? Object.fromEntries(
@@ -57,8 +61,12 @@ const rows = [
   {
     check: `load (${load?.seconds ?? '?'} s, mixed, import writing)`,
     tried: load ? `${load.requests} requests, p50 ${load.p50Ms} ms, p99 ${load.p99Ms} ms` : 'not run',
-    bad: load ? `${load.serverErrors} 5xx, ${load.addressesChanged + load.addressesShared} address faults, ${load.movementsLost} lost` : '',
-    held: load ? load.serverErrors === 0 && load.addressesChanged + load.addressesShared + load.movementsLost === 0 : false,
+    bad: load
+      ? `${load.serverErrors} 5xx, ${load.addressesChanged + load.addressesShared} address faults, ${load.movementsLost} lost`
+      : '',
+    held: load
+      ? load.serverErrors === 0 && load.addressesChanged + load.addressesShared + load.movementsLost === 0
+      : false,
   },
 ];
 console.log('');

@@ -261,7 +261,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     // are answered in the spec's error body like any other invalid request.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
       const message =
-        error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path parameter is longer than any the API accepts' : 'The URL is not valid';
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? 'A path parameter is longer than any the API accepts'
+          : 'The URL is not valid';
       reply.code(400).send(errorBody('invalid_parameter', message));
     },
     // Requests Node's HTTP parser refuses never reach Fastify: answer them in the error body too.
@@ -361,7 +363,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     ] as const) {
       for (const [name, value] of Object.entries((values ?? {}) as Record<string, unknown>)) {
         if (typeof value === 'number' && !Number.isFinite(value)) {
-          throw new ApiError('invalid_parameter', `${where}/${name} must be a finite number`, { details: { parameter: name } });
+          throw new ApiError('invalid_parameter', `${where}/${name} must be a finite number`, {
+            details: { parameter: name },
+          });
         }
       }
     }

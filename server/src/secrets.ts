@@ -39,7 +39,10 @@ const generators: Required<{ [K in keyof StoredSecrets]: () => string }> = {
 
 /** A key's id: the first 16 characters of the base64url SHA-256 of its public key (SPKI). */
 export function keyIdOf(publicKey: KeyObject): string {
-  return createHash('sha256').update(publicKey.export({ type: 'spki', format: 'der' })).digest('base64url').slice(0, 16);
+  return createHash('sha256')
+    .update(publicKey.export({ type: 'spki', format: 'der' }))
+    .digest('base64url')
+    .slice(0, 16);
 }
 
 /** Resolves the secrets; `warn` is told which ones were generated or read from the data folder. */
@@ -74,7 +77,8 @@ export function loadSecrets(config: Config, warn: (message: string) => void): Se
   const verifyingKey = createPublicKey(signingKey);
   const previous = config.tokenPreviousPublicKeys.map((pem) => {
     const key = createPublicKey(pem.trim().replaceAll('\\n', '\n'));
-    if (key.asymmetricKeyType !== 'ed25519') throw new Error('TOKEN_PREVIOUS_PUBLIC_KEYS must hold Ed25519 public keys');
+    if (key.asymmetricKeyType !== 'ed25519')
+      throw new Error('TOKEN_PREVIOUS_PUBLIC_KEYS must hold Ed25519 public keys');
     return key;
   });
   const keyId = keyIdOf(verifyingKey);

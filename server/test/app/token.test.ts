@@ -380,16 +380,25 @@ describe('the token endpoint rate limit', () => {
 
 describe('signing key rotation by key id', () => {
   it('accepts tokens of the previous key while it is listed, and refuses them once it is not', async () => {
-    const pem = (key: ReturnType<typeof generateKeyPairSync>['privateKey']) => key.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const pem = (key: ReturnType<typeof generateKeyPairSync>['privateKey']) =>
+      key.export({ type: 'pkcs8', format: 'pem' }).toString();
     const a = generateKeyPairSync('ed25519');
     const b = generateKeyPairSync('ed25519');
     const t = await testApp('sqlite', { demo: true, config: { tokenSigningKey: pem(a.privateKey) } });
     try {
       const old = await signIn(t.app, me);
-      const rotated = await buildApp({ ...t.config, tokenSigningKey: pem(b.privateKey), tokenPreviousPublicKeys: [a.publicKey.export({ type: 'spki', format: 'pem' }).toString()] }, { store: t.store });
+      const rotated = await buildApp(
+        {
+          ...t.config,
+          tokenSigningKey: pem(b.privateKey),
+          tokenPreviousPublicKeys: [a.publicKey.export({ type: 'spki', format: 'pem' }).toString()],
+        },
+        { store: t.store },
+      );
       const after = await buildApp({ ...t.config, tokenSigningKey: pem(b.privateKey) }, { store: t.store });
       try {
-        const call = (app: typeof t.app, token: string) => app.inject({ url: '/v1/movements?limit=1', headers: { authorization: `Bearer ${token}` } });
+        const call = (app: typeof t.app, token: string) =>
+          app.inject({ url: '/v1/movements?limit=1', headers: { authorization: `Bearer ${token}` } });
         expect((await call(rotated, old.access_token)).statusCode).toBe(200);
         const fresh = await signIn(rotated, me);
         const kid = (token: string) => JSON.parse(Buffer.from(token.split('.')[0] ?? '', 'base64url').toString()).kid;
