@@ -55,13 +55,22 @@ export type TermsLookup =
   | { found: true; row: TermsRow }
   | { found: false; missing: 'currency' | 'platform' | 'currency_on_platform' };
 
-/** The terms of a currency on a platform (or on its default platform), or what is missing. */
+/**
+ * The terms of a currency on a platform (or on its default platform), or what is missing. One query when
+ * the terms exist; the diagnosis of a miss costs more, and only then.
+ */
 export async function findTerms(
   db: Kysely<Database>,
   direction: Direction,
   currencyId: string,
   platformId: string | 'default',
 ): Promise<TermsLookup> {
+  const query = termsQuery(db, direction).where('t.currency_id', '=', currencyId);
+  const row = await (platformId === 'default'
+    ? query.whereRef('t.platform_id', '=', 'c.default_platform_id')
+    : query.where('t.platform_id', '=', platformId)
+  ).executeTakeFirst();
+  if (row) return { found: true, row };
   const currency = await db
     .selectFrom('currencies')
     .select(['id', 'default_platform_id'])
@@ -77,11 +86,6 @@ export async function findTerms(
     : undefined;
   if (!currency || !offered) return { found: false, missing: 'currency' };
   const platform = platformId === 'default' ? currency.default_platform_id : platformId;
-  const row = await termsQuery(db, direction)
-    .where('t.currency_id', '=', currencyId)
-    .where('t.platform_id', '=', platform)
-    .executeTakeFirst();
-  if (row) return { found: true, row };
   const platformExists = await db.selectFrom('platforms').select('id').where('id', '=', platform).executeTakeFirst();
   return { found: false, missing: platformExists ? 'currency_on_platform' : 'platform' };
 }
