@@ -251,17 +251,29 @@ function cpuTimes() {
   return { idle, total };
 }
 
-/**
- * The share of the machine's CPU (0..1, all cores) busy over `ms` while the benchmark itself is idle:
- * other work on the machine (tests, builds) that would skew the numbers. Null where /proc is missing.
- */
-export async function backgroundBusy(ms = 500) {
+function processJiffies(pid) {
   try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return Number(fields[11]) + Number(fields[12]); // utime + stime
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * The share of the machine's CPU (0..1, all cores) busy over `ms` with work other than this process and
+ * `ownPids` (tests, builds running next to the benchmark) that would skew the numbers. Null without /proc.
+ */
+export async function backgroundBusy(ms = 500, ownPids = []) {
+  try {
+    const pids = [process.pid, ...ownPids];
     const a = cpuTimes();
+    const ownA = pids.reduce((s, pid) => s + processJiffies(pid), 0);
     await new Promise((r) => setTimeout(r, ms));
     const b = cpuTimes();
+    const ownB = pids.reduce((s, pid) => s + processJiffies(pid), 0);
     const total = b.total - a.total;
-    return total > 0 ? 1 - (b.idle - a.idle) / total : null;
+    return total > 0 ? Math.max(0, 1 - (b.idle - a.idle) / total - (ownB - ownA) / total) : null;
   } catch {
     return null;
   }

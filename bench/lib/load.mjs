@@ -27,9 +27,10 @@ const requests = bodies
     ]
   : undefined;
 
-function run(seconds, record) {
+function run(seconds, record, amount) {
   const latencies = [];
   const instance = autocannon({
+    ...(amount ? { amount } : { duration: seconds }),
     url: config.url,
     method: config.method ?? 'GET',
     headers: config.headers ?? {},
@@ -37,7 +38,6 @@ function run(seconds, record) {
     ...(requests ? { requests } : {}),
     connections: config.connections,
     pipelining: 1,
-    duration: seconds,
     timeout: 10,
   });
   if (record) {
@@ -65,7 +65,13 @@ function run(seconds, record) {
   });
 }
 
+// Cycled bodies (token grants): every one of them is sent once before anything counts, so that the
+// counted rounds see the same (warm) server state whatever the request rate.
+if (bodies) await run(0, false, bodies.length);
 const warmup = config.warmupSeconds > 0 ? await run(config.warmupSeconds, false) : null;
 const rounds = [];
+// The counted window on the monotonic clock, in µs: the time base of V8 CPU profiles (--profile).
+const windowStart = Number(process.hrtime.bigint() / 1000n);
 for (let i = 0; i < config.rounds; i++) rounds.push(await run(config.roundSeconds, true));
-process.stdout.write(`${JSON.stringify({ warmup, rounds })}\n`);
+const window = { startUs: windowStart, endUs: Number(process.hrtime.bigint() / 1000n) };
+process.stdout.write(`${JSON.stringify({ warmup, rounds, window })}\n`);
