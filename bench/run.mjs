@@ -50,7 +50,8 @@ const { values: options } = parseArgs({
     profile: { type: 'string' },
     connections: { type: 'string', default: '10' },
     'wait-idle': { type: 'string', default: '0' },
-    'server-node-args': { type: 'string', default: '' },
+    // The server runs as `npm start` runs it (see docs/deployment.md: the heap cap keeps RSS bounded).
+    'server-node-args': { type: 'string', default: '--max-old-space-size=160' },
     seed: { type: 'string', default: 'exchange-gateway-bench-v1' },
     help: { type: 'boolean', default: false },
   },

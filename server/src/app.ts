@@ -29,6 +29,7 @@ import { docs } from './plugins/docs.js';
 import { observability } from './plugins/observability.js';
 import { loadSecrets } from './secrets.js';
 import { openStore, type Store } from './store/store.js';
+import { createCatalogueCache } from './store/terms.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -294,10 +295,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await store.migrate();
   const secrets = loadSecrets(config, (message) => app.log.warn(message));
   const metrics = createMetrics(store);
+  const now = options.now ?? Date.now;
   const services: Services = {
     db: store.db,
     store,
     metrics,
+    catalogue: createCatalogueCache(store.db, now),
     config,
     cursors: createCursorCodec(secrets.cursorSecret),
     tokens: {
@@ -307,9 +310,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       signingKey: secrets.signingKey,
       keyId: secrets.keyId,
       verifyingKeys: secrets.verifyingKeys,
+      verified: new Map(),
     },
     proxySeed: secrets.proxySeed,
-    now: options.now ?? Date.now,
+    now,
   };
 
   app.addHook('onRequest', async (request) => {

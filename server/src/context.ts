@@ -7,11 +7,14 @@ import { ApiError } from './errors.js';
 import type { Metrics } from './metrics.js';
 import type { Database } from './store/schema.js';
 import type { Store } from './store/store.js';
+import type { CatalogueCache } from './store/terms.js';
 
 export interface Services {
   db: Kysely<Database>;
   store: Store;
   metrics: Metrics;
+  /** The catalogue (terms, platforms, staking yields), served from memory. */
+  catalogue: CatalogueCache;
   config: Config;
   cursors: CursorCodec;
   tokens: TokenSettings;

@@ -49,7 +49,14 @@ export interface TokenSettings {
   keyId: string;
   /** Keys that verify access tokens, by key id (the current one, and earlier ones during a rotation). */
   verifyingKeys: ReadonlyMap<string, KeyObject>;
+  /**
+   * Tokens already verified, with their caller and expiry: verification depends only on the token and the
+   * keys, so its answer holds until the token expires. Bounded; the oldest entries go first.
+   */
+  verified?: Map<string, { caller: Caller; exp: number }>;
 }
+
+const VERIFIED_CACHE_SIZE = 10_000;
 
 /** The claims a refresh token reissues. */
 interface IssuedClaims {
@@ -222,6 +229,12 @@ export async function verifyAccessToken(
 ): Promise<Caller> {
   const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i.exec(authorization ?? '');
   if (!match?.[1] || match[1].length > 4096) throw unauthorized();
+  const known = settings.verified?.get(match[1]);
+  if (known) {
+    if (known.exp > now) return known.caller;
+    settings.verified?.delete(match[1]);
+    throw unauthorized();
+  }
   try {
     const keyFor = (header: { kid?: string }) => {
       const key = header.kid === undefined ? undefined : settings.verifyingKeys.get(header.kid);
@@ -233,8 +246,16 @@ export async function verifyAccessToken(
       currentDate: new Date(now * 1000),
       requiredClaims: ['exp', 'a', 'nb', 'cid', 'user_name', 'jti'],
     });
-    if (payload.nb !== settings.chainId || typeof payload.a !== 'string') throw unauthorized();
-    return { account: payload.a, username: String(payload.user_name), clientId: String(payload.cid) };
+    if (payload.nb !== settings.chainId || typeof payload.a !== 'string' || typeof payload.exp !== 'number') {
+      throw unauthorized();
+    }
+    const caller = { account: payload.a, username: String(payload.user_name), clientId: String(payload.cid) };
+    if (settings.verified) {
+      if (settings.verified.size >= VERIFIED_CACHE_SIZE)
+        settings.verified.delete(settings.verified.keys().next().value as string);
+      settings.verified.set(match[1], { caller, exp: payload.exp });
+    }
+    return caller;
   } catch (error) {
     if (error instanceof ApiError || error instanceof joseErrors.JOSEError || error instanceof TypeError) {
       throw unauthorized();

@@ -10,12 +10,9 @@ import { depositCurrency, movement, withdrawalCurrency } from './present.js';
 import { termsOrNotFound } from './terms.js';
 
 async function platformAddressing(context: Context, platformId: string) {
-  const row = await context.db
-    .selectFrom('platforms')
-    .select(['address_kind', 'xpub', 'network'])
-    .where('id', '=', platformId)
-    .executeTakeFirstOrThrow();
-  return row;
+  const platform = (await context.catalogue.get()).platformById.get(platformId);
+  if (!platform) throw new ApiError('platform_not_found', undefined, { details: { platform: platformId } });
+  return platform;
 }
 
 async function depositAddresses(context: Context, currency: string, platform: string | 'default') {

@@ -5,7 +5,7 @@ import { isLedgerAddress } from '../crypto/address.js';
 import { normaliseTimestamp } from '../domain/time.js';
 import { ApiError } from '../errors.js';
 import { type Keyset, listTrades } from '../store/feeds.js';
-import { findPlatform, findStakingYield, listPlatforms } from '../store/terms.js';
+import { listPlatforms } from '../store/terms.js';
 import { cursorPageInfo, decodeAfter } from './paging.js';
 import { platform, trade } from './present.js';
 
@@ -17,7 +17,10 @@ type PublicHandlers = Pick<HandlerMap<Context>, 'listPlatforms' | 'getPlatform' 
 export const publicHandlers: PublicHandlers = {
   async listPlatforms({ query }, context) {
     const after = decodeAfter(context, 'platforms', query.after, 1);
-    const page = await listPlatforms(context.db, { limit: query.limit, afterId: after ? String(after[0]) : null });
+    const page = listPlatforms(await context.catalogue.get(), {
+      limit: query.limit,
+      afterId: after ? String(after[0]) : null,
+    });
     const last = page.rows.at(-1);
     return {
       status: 200,
@@ -30,7 +33,7 @@ export const publicHandlers: PublicHandlers = {
   },
 
   async getPlatform({ params }, context) {
-    const row = await findPlatform(context.db, params.id);
+    const row = (await context.catalogue.get()).platformById.get(params.id);
     if (!row) throw new ApiError('platform_not_found', undefined, { details: { platform: params.id } });
     return { status: 200, body: platform(row) };
   },
@@ -80,7 +83,7 @@ export const publicHandlers: PublicHandlers = {
   },
 
   async getStakingYield({ params }, context) {
-    const apy = await findStakingYield(context.db, params.currency_id);
+    const apy = (await context.catalogue.get()).stakingYield.get(params.currency_id);
     if (apy === undefined) {
       throw new ApiError('staking_yield_not_found', undefined, { details: { currency: params.currency_id } });
     }

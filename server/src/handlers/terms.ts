@@ -13,7 +13,7 @@ export async function termsOrNotFound(
   currency: string,
   platform: string | 'default',
 ): Promise<TermsRow> {
-  const lookup = await findTerms(context.db, direction, currency, platform);
+  const lookup = findTerms(await context.catalogue.get(), direction, currency, platform);
   if (lookup.found) return lookup.row;
   switch (lookup.missing) {
     case 'currency':
@@ -37,7 +37,7 @@ type TermsHandlers = Pick<
 
 export const termsHandlers: TermsHandlers = {
   async listDepositCurrencies({ query }, context) {
-    const page = await listTerms(context.db, 'deposit', query);
+    const page = listTerms(await context.catalogue.get(), 'deposit', query);
     return {
       status: 200,
       body: { type: 'list', page_info: { has_next_page: page.hasNext }, items: page.rows.map(depositCurrency) },
@@ -56,7 +56,7 @@ export const termsHandlers: TermsHandlers = {
     };
   },
   async listWithdrawalCurrencies({ query }, context) {
-    const page = await listTerms(context.db, 'withdrawal', query);
+    const page = listTerms(await context.catalogue.get(), 'withdrawal', query);
     return {
       status: 200,
       body: { type: 'list', page_info: { has_next_page: page.hasNext }, items: page.rows.map(withdrawalCurrency) },

@@ -73,6 +73,11 @@ export async function applyCatalogue(db: Kysely<Database>, catalogue: Catalogue)
         }
       }
     }
+    await trx
+      .updateTable('catalogue_version')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .where('id', '=', 1)
+      .execute();
     for (const s of catalogue.staking) {
       await trx
         .insertInto('staking_yields')

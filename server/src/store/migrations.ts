@@ -135,9 +135,25 @@ const accounts: Migration = {
   },
 };
 
+/** The catalogue's version: every catalogue load bumps it, so instances know when to reload their snapshot. */
+const catalogueVersion: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('catalogue_version')
+      .addColumn('id', 'integer', (c) => c.primaryKey())
+      .addColumn('version', 'integer', (c) => c.notNull())
+      .execute();
+    await (db as Kysely<{ catalogue_version: { id: number; version: number } }>)
+      .insertInto('catalogue_version')
+      .values({ id: 1, version: 0 })
+      .execute();
+  },
+};
+
 export const migrations: Record<string, Migration> = {
   '0001_catalogue_and_feeds': initial,
   '0002_accounts_and_tokens': accounts,
+  '0003_catalogue_version': catalogueVersion,
 };
 
 class StaticProvider implements MigrationProvider {

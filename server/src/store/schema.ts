@@ -102,7 +102,13 @@ export interface RefreshTokenTable {
   created_at: string;
 }
 
+export interface CatalogueVersionTable {
+  id: number;
+  version: number;
+}
+
 export interface Database {
+  catalogue_version: CatalogueVersionTable;
   platforms: PlatformTable;
   currencies: CurrencyTable;
   currency_terms: CurrencyTermsTable;

@@ -63,8 +63,29 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return storeOf(db, 'sqlite', () => ({ total: 1, idle: 1, waiting: 0 }));
+}
+
+/**
+ * Kysely's SQLite driver prepares every statement again on each query; a prepared statement can be reused
+ * (one connection, one query at a time), so keep the most recent ones.
+ */
+function withStatementCache(sqlite: SqliteDatabase.Database, size = 500): SqliteDatabase.Database {
+  const prepared = new Map<string, SqliteDatabase.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return Object.assign(Object.create(sqlite) as SqliteDatabase.Database, {
+    prepare(source: string) {
+      let statement = prepared.get(source);
+      if (!statement) {
+        statement = prepare(source);
+        if (prepared.size >= size) prepared.delete(prepared.keys().next().value as string);
+        prepared.set(source, statement);
+      }
+      return statement;
+    },
+    close: () => sqlite.close(),
+  });
 }
 
 function storeOf(db: Kysely<Database>, dialect: DialectName, poolState: Store['poolState']): Store {

@@ -1,4 +1,8 @@
-/** Deposit and withdrawal terms, platforms and staking yields: the catalogue, read. */
+/**
+ * The catalogue, read: deposit and withdrawal terms, platforms and staking yields. Public reads are served
+ * from an in-memory snapshot of it; the snapshot is reloaded when the catalogue's version changes (every
+ * catalogue load bumps it), which each instance checks at most once a second.
+ */
 import type { Kysely } from 'kysely';
 import type { Database, Direction } from './schema.js';
 
@@ -16,131 +20,152 @@ export interface TermsRow {
   fee_rate: string;
 }
 
-function termsQuery(db: Kysely<Database>, direction: Direction) {
-  return db
-    .selectFrom('currency_terms as t')
-    .innerJoin('currencies as c', 'c.id', 't.currency_id')
-    .select([
-      't.direction',
-      't.currency_id',
-      't.platform_id',
-      'c.chain_asset_id',
-      't.platform_asset_id',
-      'c.decimals',
-      't.status',
-      't.min_amount',
-      't.max_amount',
-      't.fee_flat',
-      't.fee_rate',
-    ])
-    .where('t.direction', '=', direction);
+export interface PlatformRow {
+  id: string;
+  name: string;
+  currencies: string[];
+  address_kind: string;
+  xpub: string;
+  network: string | null;
+}
+
+export interface CatalogueSnapshot {
+  readonly version: number;
+  /** Terms by direction, in (currency, platform) order. */
+  readonly terms: Readonly<Record<Direction, readonly TermsRow[]>>;
+  readonly termsByKey: ReadonlyMap<string, TermsRow>;
+  readonly defaultPlatform: ReadonlyMap<string, string>;
+  /** `direction|currency` of every currency with terms in that direction. */
+  readonly offered: ReadonlySet<string>;
+  /** Platforms in id order, with the currencies each supports. */
+  readonly platforms: readonly PlatformRow[];
+  readonly platformById: ReadonlyMap<string, PlatformRow>;
+  readonly stakingYield: ReadonlyMap<string, string>;
+}
+
+const key = (direction: Direction, currency: string, platform: string) => `${direction}|${currency}|${platform}`;
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export async function catalogueVersion(db: Kysely<Database>): Promise<number> {
+  const row = await db.selectFrom('catalogue_version').select('version').where('id', '=', 1).executeTakeFirst();
+  return row?.version ?? 0;
+}
+
+/** Reads the whole catalogue (small: platforms × currencies) into a snapshot. */
+export async function loadCatalogueSnapshot(db: Kysely<Database>): Promise<CatalogueSnapshot> {
+  return db.transaction().execute(async (trx) => {
+    const version = await catalogueVersion(trx);
+    const terms = await trx
+      .selectFrom('currency_terms as t')
+      .innerJoin('currencies as c', 'c.id', 't.currency_id')
+      .select([
+        't.direction',
+        't.currency_id',
+        't.platform_id',
+        'c.chain_asset_id',
+        't.platform_asset_id',
+        'c.decimals',
+        't.status',
+        't.min_amount',
+        't.max_amount',
+        't.fee_flat',
+        't.fee_rate',
+      ])
+      .execute();
+    // Ordered here, by code point, so that SQLite and PostgreSQL collations cannot disagree.
+    terms.sort((a, b) => byText(a.currency_id, b.currency_id) || byText(a.platform_id, b.platform_id));
+    const currencies = await trx.selectFrom('currencies').select(['id', 'default_platform_id']).execute();
+    const platforms = await trx
+      .selectFrom('platforms')
+      .select(['id', 'name', 'address_kind', 'xpub', 'network'])
+      .execute();
+    platforms.sort((a, b) => byText(a.id, b.id));
+    const staking = await trx.selectFrom('staking_yields').select(['currency_id', 'apy']).execute();
+    const supported = new Map<string, Set<string>>();
+    for (const row of terms)
+      supported.set(row.platform_id, (supported.get(row.platform_id) ?? new Set()).add(row.currency_id));
+    const platformRows = platforms.map((p) => ({ ...p, currencies: [...(supported.get(p.id) ?? [])].sort(byText) }));
+    return {
+      version,
+      terms: {
+        deposit: terms.filter((r) => r.direction === 'deposit'),
+        withdrawal: terms.filter((r) => r.direction === 'withdrawal'),
+      },
+      termsByKey: new Map(terms.map((r) => [key(r.direction, r.currency_id, r.platform_id), r])),
+      defaultPlatform: new Map(currencies.map((c) => [c.id, c.default_platform_id])),
+      offered: new Set(terms.map((r) => `${r.direction}|${r.currency_id}`)),
+      platforms: platformRows,
+      platformById: new Map(platformRows.map((p) => [p.id, p])),
+      stakingYield: new Map(staking.map((s) => [s.currency_id, s.apy])),
+    };
+  });
+}
+
+export interface CatalogueCache {
+  get(): Promise<CatalogueSnapshot>;
+}
+
+/** The snapshot, rechecking the catalogue's version at most every `maxAgeMs` (by `now`, milliseconds). */
+export function createCatalogueCache(db: Kysely<Database>, now: () => number, maxAgeMs = 1000): CatalogueCache {
+  let snapshot: CatalogueSnapshot | null = null;
+  let checkedAt = Number.NEGATIVE_INFINITY;
+  let pending: Promise<CatalogueSnapshot> | null = null;
+  const refresh = async (): Promise<CatalogueSnapshot> => {
+    const version = await catalogueVersion(db);
+    if (!snapshot || snapshot.version !== version) snapshot = await loadCatalogueSnapshot(db);
+    checkedAt = now();
+    return snapshot;
+  };
+  return {
+    get() {
+      if (snapshot && now() - checkedAt < maxAgeMs) return Promise.resolve(snapshot);
+      pending ??= refresh().finally(() => {
+        pending = null;
+      });
+      return pending;
+    },
+  };
 }
 
 /** A page of terms in (currency, platform) order, and whether more exist after it. */
-export async function listTerms(
-  db: Kysely<Database>,
+export function listTerms(
+  catalogue: CatalogueSnapshot,
   direction: Direction,
   page: { limit: number; offset: number },
-): Promise<{ rows: TermsRow[]; hasNext: boolean }> {
-  const rows = await termsQuery(db, direction)
-    .orderBy('t.currency_id')
-    .orderBy('t.platform_id')
-    .limit(page.limit + 1)
-    .offset(page.offset)
-    .execute();
-  return { rows: rows.slice(0, page.limit), hasNext: rows.length > page.limit };
+): { rows: readonly TermsRow[]; hasNext: boolean } {
+  const all = catalogue.terms[direction];
+  return { rows: all.slice(page.offset, page.offset + page.limit), hasNext: page.offset + page.limit < all.length };
 }
 
 export type TermsLookup =
   | { found: true; row: TermsRow }
   | { found: false; missing: 'currency' | 'platform' | 'currency_on_platform' };
 
-/**
- * The terms of a currency on a platform (or on its default platform), or what is missing. One query when
- * the terms exist; the diagnosis of a miss costs more, and only then.
- */
-export async function findTerms(
-  db: Kysely<Database>,
+/** The terms of a currency on a platform (or on its default platform), or what is missing. */
+export function findTerms(
+  catalogue: CatalogueSnapshot,
   direction: Direction,
   currencyId: string,
   platformId: string | 'default',
-): Promise<TermsLookup> {
-  const query = termsQuery(db, direction).where('t.currency_id', '=', currencyId);
-  const row = await (platformId === 'default'
-    ? query.whereRef('t.platform_id', '=', 'c.default_platform_id')
-    : query.where('t.platform_id', '=', platformId)
-  ).executeTakeFirst();
+): TermsLookup {
+  const defaultPlatform = catalogue.defaultPlatform.get(currencyId);
+  if (defaultPlatform === undefined || !catalogue.offered.has(`${direction}|${currencyId}`)) {
+    return { found: false, missing: 'currency' };
+  }
+  const platform = platformId === 'default' ? defaultPlatform : platformId;
+  const row = catalogue.termsByKey.get(key(direction, currencyId, platform));
   if (row) return { found: true, row };
-  const currency = await db
-    .selectFrom('currencies')
-    .select(['id', 'default_platform_id'])
-    .where('id', '=', currencyId)
-    .executeTakeFirst();
-  const offered = currency
-    ? await db
-        .selectFrom('currency_terms')
-        .select('platform_id')
-        .where('direction', '=', direction)
-        .where('currency_id', '=', currencyId)
-        .executeTakeFirst()
-    : undefined;
-  if (!currency || !offered) return { found: false, missing: 'currency' };
-  const platform = platformId === 'default' ? currency.default_platform_id : platformId;
-  const platformExists = await db.selectFrom('platforms').select('id').where('id', '=', platform).executeTakeFirst();
-  return { found: false, missing: platformExists ? 'currency_on_platform' : 'platform' };
-}
-
-export interface PlatformRow {
-  id: string;
-  name: string;
-  currencies: string[];
-}
-
-async function withCurrencies(db: Kysely<Database>, platforms: { id: string; name: string }[]): Promise<PlatformRow[]> {
-  if (platforms.length === 0) return [];
-  const pairs = await db
-    .selectFrom('currency_terms')
-    .select(['platform_id', 'currency_id'])
-    .distinct()
-    .where(
-      'platform_id',
-      'in',
-      platforms.map((p) => p.id),
-    )
-    .orderBy('platform_id')
-    .orderBy('currency_id')
-    .execute();
-  return platforms.map((p) => ({
-    ...p,
-    currencies: pairs.filter((pair) => pair.platform_id === p.id).map((pair) => pair.currency_id),
-  }));
+  return { found: false, missing: catalogue.platformById.has(platform) ? 'currency_on_platform' : 'platform' };
 }
 
 /** A page of platforms in id order after `afterId`, and whether more exist. */
-export async function listPlatforms(
-  db: Kysely<Database>,
+export function listPlatforms(
+  catalogue: CatalogueSnapshot,
   page: { limit: number; afterId: string | null },
-): Promise<{ rows: PlatformRow[]; hasNext: boolean }> {
-  let query = db
-    .selectFrom('platforms')
-    .select(['id', 'name'])
-    .orderBy('id')
-    .limit(page.limit + 1);
-  if (page.afterId !== null) query = query.where('id', '>', page.afterId);
-  const rows = await query.execute();
-  return { rows: await withCurrencies(db, rows.slice(0, page.limit)), hasNext: rows.length > page.limit };
-}
-
-export async function findPlatform(db: Kysely<Database>, id: string): Promise<PlatformRow | undefined> {
-  const row = await db.selectFrom('platforms').select(['id', 'name']).where('id', '=', id).executeTakeFirst();
-  return row ? (await withCurrencies(db, [row]))[0] : undefined;
-}
-
-export async function findStakingYield(db: Kysely<Database>, currencyId: string): Promise<string | undefined> {
-  const row = await db
-    .selectFrom('staking_yields')
-    .select('apy')
-    .where('currency_id', '=', currencyId)
-    .executeTakeFirst();
-  return row?.apy;
+): { rows: readonly PlatformRow[]; hasNext: boolean } {
+  const all = catalogue.platforms;
+  const { afterId } = page;
+  const start = afterId === null ? 0 : all.findIndex((p) => p.id > afterId);
+  const from = start < 0 ? all.length : start;
+  return { rows: all.slice(from, from + page.limit), hasNext: from + page.limit < all.length };
 }
