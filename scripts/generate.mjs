@@ -79,6 +79,11 @@ function collectOperations(doc) {
         .map((p) => resolveRef(doc, p))
         .filter((p) => p.in === 'query' && resolveRef(doc, p.schema ?? {}).default !== undefined)
         .map((p) => p.name);
+      // Parameters the validator coerces to numbers (a coerced "Infinity" passes it: the server checks them).
+      const numericParameters = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+        .map((p) => resolveRef(doc, p))
+        .filter((p) => ['integer', 'number'].includes(resolveRef(doc, p.schema ?? {}).type))
+        .map((p) => p.name);
       operations.push({
         operationId: op.operationId,
         method: method.toUpperCase(),
@@ -90,6 +95,7 @@ function collectOperations(doc) {
         bodyContentTypes: bodyTypes,
         responseContentTypes: responseTypes,
         queryDefaults,
+        numericParameters,
       });
     }
   }
@@ -134,6 +140,7 @@ function operationsModule(operations) {
         `bodyContentTypes: ${JSON.stringify(o.bodyContentTypes)}`,
         `responseContentTypes: ${JSON.stringify(o.responseContentTypes)}`,
         `queryDefaults: ${JSON.stringify(o.queryDefaults)}`,
+        `numericParameters: ${JSON.stringify(o.numericParameters)}`,
       ];
       return `  ${o.operationId}: { ${fields.join(', ')} },`;
     })
@@ -162,6 +169,8 @@ export interface OperationMeta {
   readonly responseContentTypes: readonly string[];
   /** Query parameters that have a default in the spec (present in every validated request). */
   readonly queryDefaults: readonly string[];
+  /** Parameters (path or query) whose schema is a number or an integer. */
+  readonly numericParameters: readonly string[];
 }
 
 /** Per-operation metadata, keyed by operationId. */

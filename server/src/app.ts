@@ -189,6 +189,33 @@ function unexpectedCauseOf(error: { errors?: unknown[] }): unknown {
   return error.errors?.find((e) => !(e instanceof ApiError));
 }
 
+/** The validator lets a coerced "Infinity" or "1e309" through as a number: no parameter is infinite. */
+function assertFinite(request: FastifyRequest, names: readonly string[]): void {
+  for (const [where, values] of [
+    ['querystring', request.query],
+    ['params', request.params],
+  ] as const) {
+    for (const name of names) {
+      const value = (values as Record<string, unknown> | undefined)?.[name];
+      if (typeof value === 'number' && !Number.isFinite(value)) {
+        throw new ApiError('invalid_parameter', `${where}/${name} must be a finite number`, {
+          details: { parameter: name },
+        });
+      }
+    }
+  }
+}
+
+/** Fastify validates a body only in the content types the operation lists: refuse the others. */
+function bodyContentTypes(accepted: readonly string[]) {
+  return async (request: FastifyRequest) => {
+    const contentType = request.headers['content-type'];
+    if (contentType === undefined) return;
+    const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+    if (!accepted.includes(type)) throw new ApiError('unsupported_media_type');
+  };
+}
+
 /** Turns any failure into a catalogue error. */
 export function toApiError(error: FastifyError & { errors?: unknown[] }, request?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
@@ -255,6 +282,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     requestIdHeader: 'x-request-id',
     // Every request line is logged once, by the observability hook.
     logController: new LogController({ disableRequestLogging: true }),
+    // A per-request child logger (with the request id) only when request lines are logged at all; error
+    // lines name the request id themselves.
+    childLoggerFactory: (logger, bindings, options) =>
+      ['trace', 'debug', 'info'].includes(logger.level) ? logger.child(bindings, options) : logger,
     // Long enough for every path parameter the spec allows (Fastify's default, 100, is not).
     routerOptions: { maxParamLength: 256 },
     requestTimeout: 30_000,
@@ -359,32 +390,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       Object.assign(new Error('rate limited'), { statusCode: 429, ttl: context.ttl }),
   });
 
-  // The validator lets a coerced "Infinity" or "1e309" through as a number: no parameter is infinite.
-  app.addHook('preHandler', async (request) => {
-    for (const [where, values] of [
-      ['querystring', request.query],
-      ['params', request.params],
-    ] as const) {
-      for (const [name, value] of Object.entries((values ?? {}) as Record<string, unknown>)) {
-        if (typeof value === 'number' && !Number.isFinite(value)) {
-          throw new ApiError('invalid_parameter', `${where}/${name} must be a finite number`, {
-            details: { parameter: name },
-          });
-        }
-      }
-    }
-  });
-
-  // Fastify validates a body only in the content types the operation lists: refuse the others.
-  app.addHook('preValidation', async (request) => {
-    const operationId = request.routeOptions.config.operationId;
-    const contentType = request.headers['content-type'];
-    if (!operationId || contentType === undefined) return;
-    const accepted: readonly string[] = operationMeta[operationId].bodyContentTypes;
-    const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-    if (accepted.length > 0 && !accepted.includes(type)) throw new ApiError('unsupported_media_type');
-  });
-
   observability(app, metrics);
   await docs(app, specification);
 
@@ -405,7 +410,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     const apiError = toApiError(error, request);
     if (request.routeOptions.config.operationId === 'createToken') metrics.tokenRefused(apiError.kind);
     if (apiError.status >= 500)
-      request.log.error({ err: unexpectedCauseOf(error as { errors?: unknown[] }) ?? error }, 'request failed');
+      request.log.error(
+        { reqId: request.id, err: unexpectedCauseOf(error as { errors?: unknown[] }) ?? error },
+        'request failed',
+      );
     if (apiError.kind === 'invalid_access_token') {
       reply.header('www-authenticate', 'Bearer realm="gateway", error="invalid_token"');
     }
@@ -430,13 +438,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         operationId: id,
         ...(id === 'createToken' ? { rateLimit: { max: config.tokenRateLimit, timeWindow: 60_000 } } : {}),
       },
+      ...(meta.bodyContentTypes.length > 0 ? { preValidation: bodyContentTypes(meta.bodyContentTypes) } : {}),
       // Before validation, so that refusals carry it too.
       onRequest: noStore
         ? async (_request: FastifyRequest, reply: FastifyReply) => {
             reply.header('cache-control', 'no-store');
           }
         : undefined,
+      // No preHandler here: glue's route preHandler is the security check, and it must not be replaced.
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        if (meta.numericParameters.length > 0) assertFinite(request, meta.numericParameters);
         const result = await handler(
           { params: request.params ?? {}, query: request.query ?? {}, body: request.body, headers: request.headers },
           { ...services, caller: request.caller ?? null },

@@ -18,7 +18,7 @@ const API_HEADERS = {
 };
 
 export function observability(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onRequest', async (request, reply) => {
     // The API reference page brings its own policy; everything else is data, never a document.
     if (!request.url.startsWith('/docs')) reply.headers(API_HEADERS);
   });

@@ -162,9 +162,17 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
-/** Applies every pending migration; safe to run from several instances at once (the migrator locks). */
-export async function migrateToLatest(db: Kysely<unknown>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new StaticProvider() });
+/**
+ * Applies every pending migration; safe to run from several instances at once (the migrator locks).
+ * `schema` names the PostgreSQL schema the store lives in: the migrator looks for its own tables by name in
+ * every schema, so without it a same-named table elsewhere would be taken for this store's.
+ */
+export async function migrateToLatest(db: Kysely<unknown>, schema?: string): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: new StaticProvider(),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

@@ -50,11 +50,12 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return storeOf(db, 'postgres', () => ({
-      total: pool.totalCount,
-      idle: pool.idleCount,
-      waiting: pool.waitingCount,
-    }));
+    return storeOf(
+      db,
+      'postgres',
+      () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      options.schema,
+    );
   }
   const file = sqlitePath(url);
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
@@ -88,12 +89,12 @@ function withStatementCache(sqlite: SqliteDatabase.Database, size = 500): Sqlite
   });
 }
 
-function storeOf(db: Kysely<Database>, dialect: DialectName, poolState: Store['poolState']): Store {
+function storeOf(db: Kysely<Database>, dialect: DialectName, poolState: Store['poolState'], schema?: string): Store {
   return {
     db,
     dialect,
     poolState,
-    migrate: () => migrateToLatest(db as Kysely<unknown>),
+    migrate: () => migrateToLatest(db as Kysely<unknown>, schema),
     async ping() {
       try {
         await db.selectNoFrom((eb) => eb.val(1).as('one')).execute();

@@ -58,3 +58,45 @@ describe.each(DATABASES)('list queries on %s are keyset scans over an index', (k
     }
   });
 });
+
+describe('security on every protected operation', () => {
+  it('is enforced by the route before the handler runs (the handler map never sees an anonymous call)', async () => {
+    const { operationMeta } = await import('@gateway/generated');
+    const seen: string[] = [];
+    const spying = Object.fromEntries(
+      Object.entries(handlers).map(([id, handler]) => [
+        id,
+        async (request: unknown, context: { caller: unknown }) => {
+          if (operationMeta[id as keyof typeof operationMeta].security.length > 0 && context.caller === null)
+            seen.push(id);
+          return (handler as (r: unknown, c: unknown) => Promise<unknown>)(request, context);
+        },
+      ]),
+    );
+    const store = openStore('sqlite::memory:');
+    const app = await buildApp(testConfig({ dataDir: '/tmp/gateway-security' }), { store, handlers: spying as never });
+    try {
+      const paths = {
+        listMovements: '/v1/movements?limit=5',
+        getMovement: '/v1/movements/abc',
+        getDepositAddresses: '/v1/deposit/addresses/USDT/ETH',
+        getDepositAddressesOnDefaultPlatform: '/v1/deposit/addresses/USDT',
+        getWithdrawalAddresses: '/v1/withdraw/addresses/USDT/0x3f2b1c25A5f23b193560B97988ee98cBDb480730/ETH',
+        getWithdrawalAddressesOnDefaultPlatform:
+          '/v1/withdraw/addresses/USDT/0x3f2b1c25A5f23b193560B97988ee98cBDb480730',
+      };
+      const protectedIds = Object.entries(operationMeta)
+        .filter(([, meta]) => meta.security.length > 0)
+        .map(([id]) => id)
+        .sort();
+      expect(Object.keys(paths).sort()).toEqual(protectedIds);
+      for (const url of Object.values(paths)) {
+        expect((await app.inject({ url, headers: { authorization: 'Bearer forged.token.x' } })).statusCode).toBe(401);
+      }
+      expect(seen).toEqual([]);
+    } finally {
+      await app.close();
+      await store.close();
+    }
+  });
+});
