@@ -94,7 +94,10 @@ describe('an import killed with SIGKILL', () => {
         expect(afterKill).toBeGreaterThan(0);
         expect(afterKill % 1000).toBe(0);
         await run(process.execPath, [CLI, 'trades', 'import', file, '--batch-size', '1000'], { env });
-        expect(await count()).toBe(total);
+        const final = await count();
+        // Lost: rows missing after the re-run, or a partial batch left by the kill.
+        faults.push({ fault: `SIGKILL during an import (${kind})`, lost: total - final + (afterKill % 1000) });
+        expect(final).toBe(total);
       } finally {
         await database?.drop();
       }
@@ -172,11 +175,15 @@ describe('PostgreSQL going away under load', () => {
     });
     try {
       const outcomes: { phase: string; status: number; code?: number; ms: number }[] = [];
+      // Trades need the database on every request (the catalogue would be answered from memory).
       const hit = async (phase: string) => {
         const started = Date.now();
-        const response = await fetch(`${gateway.url}/v1/deposit/currencies?limit=3`, {
-          signal: AbortSignal.timeout(8000),
-        });
+        const response = await fetch(
+          `${gateway.url}/v1/addresses/3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36/trades/WAVES/USDT?limit=5`,
+          {
+            signal: AbortSignal.timeout(8000),
+          },
+        );
         const body = (await response.json()) as { errors?: { code: number }[] };
         outcomes.push({ phase, status: response.status, code: body.errors?.[0]?.code, ms: Date.now() - started });
       };
