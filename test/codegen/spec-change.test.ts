@@ -1,7 +1,8 @@
 /**
  * The API developer's loop: change the spec, run `npm run generate`, and the compiler shows where code
  * no longer matches. Here the spec gains an operation (and, separately, a response field changes type)
- * in a temporary copy; code is compiled against types generated from the copy and from the original.
+ * in a temporary copy; the server's handler map and a client call are compiled against types generated from
+ * the copy and from the original.
  */
 import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,8 +27,8 @@ function generate(specDir: string, outDir: string): void {
   );
 }
 
-/** Type errors of `file` compiled against the generated package in `generatedDir`. */
-function typeErrors(file: string, generatedDir: string): string[] {
+/** Type errors of `file` (and of the sources it reaches under `within`) compiled against `generatedDir`. */
+function typeErrors(file: string, generatedDir: string, within = file): string[] {
   const program = ts.createProgram([file], {
     strict: true,
     noEmit: true,
@@ -36,13 +37,16 @@ function typeErrors(file: string, generatedDir: string): string[] {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
+    types: ['node'],
     baseUrl: root,
     paths: { '@gateway/generated': [path.join(generatedDir, 'src/index.ts')] },
   });
   return ts
     .getPreEmitDiagnostics(program)
-    .filter((d) => d.file?.fileName === file)
-    .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    .filter((d) => d.file?.fileName.startsWith(within))
+    .map(
+      (d) => `${path.relative(root, d.file?.fileName ?? '')}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,
+    );
 }
 
 const original = path.join(work, 'original');
@@ -92,21 +96,26 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('changing the spec shows up as compile errors', () => {
-  const handlers = path.join(fixtures, 'handlers.ts');
+  // The server's real handler map, with every handler it reaches.
+  const handlers = path.join(root, 'server/src/handlers/index.ts');
+  const serverSources = path.join(root, 'server/src');
   const client = path.join(fixtures, 'client.ts');
 
-  it('the handler map compiles against the spec as it is', () => {
-    expect(typeErrors(handlers, original)).toEqual([]);
+  it("the server's handler map compiles against the spec as it is", () => {
+    expect(typeErrors(handlers, original, serverSources)).toEqual([]);
   });
 
-  it('a new operation makes the handler map fail until its handler exists', () => {
-    const errors = typeErrors(handlers, withNewOperation);
-    expect(errors.join('\n')).toMatch(/getExchangeStatus/);
+  it("a new operation makes the server's handler map fail until its handler exists", () => {
+    const errors = typeErrors(handlers, withNewOperation, serverSources).join('\n');
+    expect(errors).toMatch(/server\/src\/handlers\/index\.ts/);
+    expect(errors).toMatch(/getExchangeStatus/);
   });
 
   it('a field whose type changes makes the handler that fills it fail', () => {
-    const errors = typeErrors(handlers, withChangedField);
-    expect(errors.join('\n')).toMatch(/apy/);
+    const errors = typeErrors(handlers, withChangedField, serverSources).join('\n');
+    // The getStakingYield handler still fills `apy` with a number.
+    expect(errors).toMatch(/^server\/src\/handlers\/public\.ts: .*getStakingYield/m);
+    expect(errors).toMatch(/'body\.apy' are incompatible/);
   });
 
   it('the client cannot call an operation the spec does not have', () => {
