@@ -1,10 +1,9 @@
 /** Starts the real server (the built `gateway` binary, embedded database, demo exchange) on a free port. */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, waitForPort } from './prism.js';
+import { freePort, spawnService } from './prism.js';
 
 const CLI = fileURLToPath(new URL('../../server/dist/cli.js', import.meta.url));
 
@@ -25,7 +24,7 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const port = await freePort();
   const dataDir = options.dataDir ?? mkdtempSync(path.join(tmpdir(), 'gateway-e2e-'));
-  const child: ChildProcess = spawn(process.execPath, [CLI, 'serve', '--demo'], {
+  const { child, output } = await spawnService([CLI, 'serve', '--demo'], port, {
     env: {
       ...process.env,
       PORT: String(port),
@@ -36,24 +35,12 @@ export async function startGateway(
       LOG_LEVEL: 'warn',
       ...env,
     },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    keep: 20_000,
   });
-  let log = '';
-  const collect = (chunk: Buffer) => {
-    log = (log + chunk.toString()).slice(-20_000);
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  try {
-    await waitForPort(port, child, () => log, 60_000);
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
   return {
     url: `http://127.0.0.1:${port}`,
     dataDir,
-    output: () => log,
+    output,
     stop: (signal = 'SIGTERM') =>
       new Promise((resolve) => {
         const done = () => {

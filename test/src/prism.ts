@@ -60,6 +60,37 @@ export async function waitForPort(
   throw new Error(`prism did not listen on ${port} within ${timeoutMs} ms:\n${output()}`);
 }
 
+/** A child process serving on a port: its output so far, and its end. */
+export interface ServiceProcess {
+  readonly child: ChildProcess;
+  output(): string;
+}
+
+/**
+ * Spawns `node args…` with `env`, keeps the tail of its output, and resolves once `port` accepts
+ * connections (or rejects with that output, having killed it).
+ */
+export async function spawnService(
+  args: string[],
+  port: number,
+  options: { env?: NodeJS.ProcessEnv; keep?: number } = {},
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, args, { env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let log = '';
+  const collect = (chunk: Buffer) => {
+    log = (log + chunk.toString()).slice(-(options.keep ?? 8000));
+  };
+  child.stdout?.on('data', collect);
+  child.stderr?.on('data', collect);
+  try {
+    await waitForPort(port, child, () => log, 60_000);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return { child, output: () => log };
+}
+
 /** Starts Prism on `port` (a free one when omitted) and resolves once it accepts connections. */
 export async function startPrism(
   mode: PrismMode,
@@ -71,25 +102,10 @@ export async function startPrism(
     mode.kind === 'mock'
       ? ['mock', spec, ...(mode.dynamic ? ['--dynamic'] : [])]
       : ['proxy', spec, mode.upstream, '--errors'];
-  const child = spawn(
-    process.execPath,
+  const { child } = await spawnService(
     [PRISM_CLI, ...args, '--host', '127.0.0.1', '--port', String(port), '-v', 'error'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+    port,
   );
-  let log = '';
-  const collect = (chunk: Buffer) => {
-    log = (log + chunk.toString()).slice(-8000);
-  };
-  child.stdout?.on('data', collect);
-  child.stderr?.on('data', collect);
-  try {
-    await waitForPort(port, child, () => log, 60_000);
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
   return {
     url: `http://127.0.0.1:${port}`,
     stop: () =>
