@@ -1,7 +1,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { signerFromSeed } from '../src/auth/ledger.js';
 import { GatewayError, isExpiredToken, SessionEndedError } from '../src/errors.js';
-import { createGatewayClient } from '../src/gateway.js';
+import { createGatewayClient, type GatewayClientOptions } from '../src/gateway.js';
 import { memoryStorage, type SessionTokens, webStorage } from '../src/session.js';
 import { errorBody, fakeFetch, json, type Recorded } from './fake-server.js';
 
@@ -38,18 +38,16 @@ function gateway(options: { refuseRefresh?: boolean; onMovements?: (r: Recorded)
   return server;
 }
 
+/** A client of the fake gateway; `fetch` is the fake's. */
+const testClient = (options: Omit<GatewayClientOptions, 'baseUrl' | 'chainId' | 'clientId'>) =>
+  createGatewayClient({ baseUrl: 'https://gw.test', chainId: 'W', clientId: 'waves.exchange', ...options });
+
 const tokenCalls = (requests: Recorded[]) => requests.filter((r) => r.url.pathname === '/v1/oauth2/token');
 
 describe('signing in', () => {
   it('posts the documented form body with a password signed for now + lifetime', async () => {
     const { fetch, requests } = gateway();
-    const client = createGatewayClient({
-      baseUrl: 'https://gw.test',
-      chainId: 'W',
-      clientId: 'waves.exchange',
-      fetch,
-      now: () => NOW,
-    });
+    const client = testClient({ fetch, now: () => NOW });
     const tokens = await client.login(signer, { lifetime: 3600 });
     expect(tokens).toEqual({ accessToken: 'access-1', refreshToken: 'refresh-1', expiresAt: NOW / 1000 + 3600 });
     const [call] = tokenCalls(requests);
@@ -67,7 +65,7 @@ describe('signing in', () => {
 
   it('refuses a lifetime over one week, and surfaces a refusal as a GatewayError with its code', async () => {
     const { fetch } = fakeFetch(() => json(400, errorBody(11307, 'Invalid signature')));
-    const client = createGatewayClient({ baseUrl: 'https://gw.test', chainId: 'W', clientId: 'waves.exchange', fetch });
+    const client = testClient({ fetch });
     await expect(client.login(signer, { lifetime: 604_801 })).rejects.toThrow(RangeError);
     const error = await client.login(signer).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayError);
@@ -78,13 +76,7 @@ describe('signing in', () => {
 describe('the session', () => {
   it('attaches the token to protected operations only', async () => {
     const { fetch, requests } = gateway();
-    const client = createGatewayClient({
-      baseUrl: 'https://gw.test',
-      chainId: 'W',
-      clientId: 'waves.exchange',
-      fetch,
-      now: () => NOW,
-    });
+    const client = testClient({ fetch, now: () => NOW });
     await client.login(signer);
     await client.api.GET('/v1/movements');
     await client.api.GET('/v1/platforms');
@@ -97,13 +89,7 @@ describe('the session', () => {
   it('refreshes before the absolute expiry, with the refresh grant', async () => {
     let clock = NOW;
     const { fetch, requests } = gateway();
-    const client = createGatewayClient({
-      baseUrl: 'https://gw.test',
-      chainId: 'W',
-      clientId: 'waves.exchange',
-      fetch,
-      now: () => clock,
-    });
+    const client = testClient({ fetch, now: () => clock });
     await client.login(signer);
     clock = NOW + (3600 - 30) * 1000; // within the 60 s margin
     const { data } = await client.api.GET('/v1/movements');
@@ -127,13 +113,7 @@ describe('the session', () => {
         return json(401, errorBody(10000));
       },
     });
-    const client = createGatewayClient({
-      baseUrl: 'https://gw.test',
-      chainId: 'W',
-      clientId: 'waves.exchange',
-      fetch,
-      now: () => NOW,
-    });
+    const client = testClient({ fetch, now: () => NOW });
     await client.login(signer);
     const { error, response } = await client.api.GET('/v1/movements');
     expect(response.status).toBe(401);
@@ -145,24 +125,11 @@ describe('the session', () => {
 
   it('shares one refresh among concurrent requests', async () => {
     const { fetch, requests } = gateway();
-    const client = createGatewayClient({
-      baseUrl: 'https://gw.test',
-      chainId: 'W',
-      clientId: 'waves.exchange',
-      fetch,
-      now: () => NOW,
-    });
+    const client = testClient({ fetch, now: () => NOW });
     await client.login(signer);
     await client.login(signer); // the server now wants access-2; the session holds access-2 too
     const storage = memoryStorage({ accessToken: 'access-0', refreshToken: 'refresh-2', expiresAt: NOW / 1000 + 3600 });
-    const stale = createGatewayClient({
-      baseUrl: 'https://gw.test',
-      chainId: 'W',
-      clientId: 'waves.exchange',
-      fetch,
-      now: () => NOW,
-      storage,
-    });
+    const stale = testClient({ fetch, now: () => NOW, storage });
     const results = await Promise.all(Array.from({ length: 8 }, () => stale.api.GET('/v1/movements')));
     expect(results.every((r) => r.response.status === 200)).toBe(true);
     expect(tokenCalls(requests)).toHaveLength(3);
@@ -176,23 +143,9 @@ describe('the session', () => {
       removeItem: (k: string) => void saved.delete(k),
     };
     const { fetch } = gateway();
-    const first = createGatewayClient({
-      baseUrl: 'https://gw.test',
-      chainId: 'W',
-      clientId: 'waves.exchange',
-      fetch,
-      now: () => NOW,
-      storage: webStorage(web),
-    });
+    const first = testClient({ fetch, now: () => NOW, storage: webStorage(web) });
     await first.login(signer);
-    const second = createGatewayClient({
-      baseUrl: 'https://gw.test',
-      chainId: 'W',
-      clientId: 'waves.exchange',
-      fetch,
-      now: () => NOW,
-      storage: webStorage(web),
-    });
+    const second = testClient({ fetch, now: () => NOW, storage: webStorage(web) });
     expect(await second.session()).toEqual<SessionTokens>({
       accessToken: 'access-1',
       refreshToken: 'refresh-1',
@@ -206,13 +159,7 @@ describe('the session', () => {
   it('a refused refresh ends the session with a clear error', async () => {
     let clock = NOW;
     const { fetch } = gateway({ refuseRefresh: true });
-    const client = createGatewayClient({
-      baseUrl: 'https://gw.test',
-      chainId: 'W',
-      clientId: 'waves.exchange',
-      fetch,
-      now: () => clock,
-    });
+    const client = testClient({ fetch, now: () => clock });
     await client.login(signer);
     clock = NOW + 3600 * 1000;
     const error = await client.api.GET('/v1/movements').catch((e: unknown) => e);
@@ -234,7 +181,7 @@ describe('retries of idempotent reads', () => {
 
   it('are off by default', async () => {
     const { fetch, requests } = flaky(1, 503);
-    const client = createGatewayClient({ baseUrl: 'https://gw.test', chainId: 'W', clientId: 'waves.exchange', fetch });
+    const client = testClient({ fetch });
     const { response } = await client.api.GET('/v1/apy/staking/{currency_id}', {
       params: { path: { currency_id: 'WAVES' } },
     });
@@ -243,26 +190,14 @@ describe('retries of idempotent reads', () => {
 
   it('back off on 429 and 503 when enabled, up to the number of retries', async () => {
     const { fetch, requests } = flaky(2, 429);
-    const client = createGatewayClient({
-      baseUrl: 'https://gw.test',
-      chainId: 'W',
-      clientId: 'waves.exchange',
-      fetch,
-      retry: { retries: 3, baseDelayMs: 1 },
-    });
+    const client = testClient({ fetch, retry: { retries: 3, baseDelayMs: 1 } });
     const { data } = await client.api.GET('/v1/apy/staking/{currency_id}', {
       params: { path: { currency_id: 'WAVES' } },
     });
     expect(data).toEqual({ type: 'apy', apy: 6.22 });
     expect(requests).toHaveLength(3);
     const never = flaky(10, 503);
-    const giving = createGatewayClient({
-      baseUrl: 'https://gw.test',
-      chainId: 'W',
-      clientId: 'waves.exchange',
-      fetch: never.fetch,
-      retry: { retries: 2, baseDelayMs: 1 },
-    });
+    const giving = testClient({ fetch: never.fetch, retry: { retries: 2, baseDelayMs: 1 } });
     const { response } = await giving.api.GET('/v1/apy/staking/{currency_id}', {
       params: { path: { currency_id: 'WAVES' } },
     });
@@ -295,7 +230,7 @@ describe('iterators', () => {
         items: currencies.slice(offset, offset + limit).map((id) => ({ id })),
       });
     });
-    const client = createGatewayClient({ baseUrl: 'https://gw.test', chainId: 'W', clientId: 'waves.exchange', fetch });
+    const client = testClient({ fetch });
     const seen: string[] = [];
     for await (const platform of client.platforms({ pageSize: 2 })) seen.push(platform.id);
     expect(seen).toEqual(platforms);
@@ -309,7 +244,7 @@ describe('iterators', () => {
 
   it('throw a GatewayError with the code when a page fails', async () => {
     const { fetch } = fakeFetch(() => json(400, errorBody(10206, 'invalid cursor')));
-    const client = createGatewayClient({ baseUrl: 'https://gw.test', chainId: 'W', clientId: 'waves.exchange', fetch });
+    const client = testClient({ fetch });
     const iterate = async () => {
       for await (const _ of client.trades({
         address: '3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36',
@@ -325,7 +260,7 @@ describe('iterators', () => {
 describe('types', () => {
   it('are the spec’s, for every operation', async () => {
     const { fetch } = fakeFetch(() => json(200, movementsPage));
-    const client = createGatewayClient({ baseUrl: 'https://gw.test', chainId: 'W', clientId: 'waves.exchange', fetch });
+    const client = testClient({ fetch });
     const platform = await client.api.GET('/v1/platforms/{id}', { params: { path: { id: 'ETH' } } });
     expectTypeOf(platform.data).toEqualTypeOf<
       { type: 'platform'; id: string; name: string; currencies: string[] } | undefined

@@ -3,13 +3,12 @@
  * built client as ES modules, signs in against the real server across origins (CORS), lists movements.
  */
 import { mkdirSync } from 'node:fs';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../src/chromium.js';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
 import { freePort } from '../src/prism.js';
 import { importMap, servePage } from '../src/static.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
 
 describe('the client in headless Chromium', () => {
@@ -54,18 +53,7 @@ describe('the client in headless Chromium', () => {
   });
 
   it('signs in against the real server and lists the movements', async () => {
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const tab = await browser.newPage();
       const errors: string[] = [];

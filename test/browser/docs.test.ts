@@ -1,11 +1,9 @@
 /** The API reference at /docs, in headless Chromium: every operation of the spec is on the page. */
 import { mkdirSync } from 'node:fs';
 import { operationMeta } from '@gateway/generated';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../src/chromium.js';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 describe('the API reference page', () => {
   let gateway: RunningGateway;
@@ -15,18 +13,7 @@ describe('the API reference page', () => {
   afterAll(() => gateway?.stop());
 
   it('shows every operation, and a screenshot is kept', async () => {
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       await page.goto(`${gateway.url}/docs/`);
