@@ -16,6 +16,7 @@ import { parseArgs } from 'node:util';
 import bs58 from 'bs58';
 import { addressOfPublicKey, signerFromSeed } from '../client/dist/index.js';
 import { addressFromPublicKey } from '../server/dist/crypto/address.js';
+import { movementDocument, tradeDocument } from '../server/dist/store/documents.js';
 import { sqlitePath } from '../server/dist/store/store.js';
 import { BASE58_ALPHABET, createRng } from './lib/common.mjs';
 
@@ -171,6 +172,11 @@ function* tradeRows(seed, accounts, total, hot) {
   }
 }
 
+/** Each row with its document, rendered by the server's own function (store/documents.ts). */
+function* withDocuments(rows, columns, render) {
+  for (const row of rows) yield [...row, render(Object.fromEntries(columns.map((column, i) => [column, row[i]])))];
+}
+
 const log = (text) => process.stderr.write(`  [data] ${text}\n`);
 
 function progress(table, done, total, started) {
@@ -217,13 +223,13 @@ function fillSqlite(url, tables) {
     const plans = {
       movements: db
         .prepare(
-          `EXPLAIN QUERY PLAN SELECT * FROM movements WHERE account = ? ORDER BY created_at DESC, id DESC LIMIT 101`,
+          `EXPLAIN QUERY PLAN SELECT document FROM movements WHERE account = ? ORDER BY created_at DESC, id DESC LIMIT 101`,
         )
         .all('x')
         .map((r) => r.detail),
       trades: db
         .prepare(
-          `EXPLAIN QUERY PLAN SELECT * FROM trades WHERE address = ? AND amount_currency_id = ? AND price_currency_id = ? ORDER BY timestamp DESC, id DESC LIMIT 1001`,
+          `EXPLAIN QUERY PLAN SELECT document FROM trades WHERE address = ? AND amount_currency_id = ? AND price_currency_id = ? ORDER BY timestamp DESC, id DESC LIMIT 1001`,
         )
         .all('x', 'WAVES', 'USDT')
         .map((r) => r.detail),
@@ -273,11 +279,11 @@ async function fillPostgres(url, tables) {
       (await client.query(`EXPLAIN ${text}`, params)).rows.map((r) => r['QUERY PLAN']).slice(0, 3);
     return {
       movements: await explain(
-        'SELECT * FROM movements WHERE account = $1 ORDER BY created_at DESC, id DESC LIMIT 101',
+        'SELECT document FROM movements WHERE account = $1 ORDER BY created_at DESC, id DESC LIMIT 101',
         ['x'],
       ),
       trades: await explain(
-        'SELECT * FROM trades WHERE address = $1 AND amount_currency_id = $2 AND price_currency_id = $3 ORDER BY timestamp DESC, id DESC LIMIT 1001',
+        'SELECT document FROM trades WHERE address = $1 AND amount_currency_id = $2 AND price_currency_id = $3 ORDER BY timestamp DESC, id DESC LIMIT 1001',
         ['x', 'WAVES', 'USDT'],
       ),
     };
@@ -295,14 +301,18 @@ export async function generateDataset(url, { quick = false, seed = DEFAULT_SEED 
   const tables = [
     {
       table: 'movements',
-      columns: MOVEMENT_COLUMNS,
-      rows: movementRows(seed, accounts, size.movements, size.hotMovements),
+      columns: [...MOVEMENT_COLUMNS, 'document'],
+      rows: withDocuments(
+        movementRows(seed, accounts, size.movements, size.hotMovements),
+        MOVEMENT_COLUMNS,
+        movementDocument,
+      ),
       total: size.movements,
     },
     {
       table: 'trades',
-      columns: TRADE_COLUMNS,
-      rows: tradeRows(seed, accounts, size.trades, size.hotTrades),
+      columns: [...TRADE_COLUMNS, 'document'],
+      rows: withDocuments(tradeRows(seed, accounts, size.trades, size.hotTrades), TRADE_COLUMNS, tradeDocument),
       total: size.trades,
     },
   ];

@@ -84,11 +84,21 @@ export interface OperationRequest<Op extends OperationId> {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
 }
 
+/**
+ * A JSON body already serialized, standing for a `T`: a server may answer from stored JSON text instead of
+ * building objects and serializing them again. Whoever makes one vouches that `json` is the JSON text of a
+ * `T`; the phantom property keeps one body type from passing for another.
+ */
+export interface SerializedJson<T> {
+  readonly json: string;
+  readonly __body?: T;
+}
+
 /** What a handler answers: one of the operation's success statuses with its body. Errors are thrown. */
 export type OperationReply<Op extends OperationId> = {
   [S in SuccessStatus<Op>]: {
     status: S;
-    body: ResponseBody<operations[Op]['responses'][S]>;
+    body: ResponseBody<operations[Op]['responses'][S]> | SerializedJson<ResponseBody<operations[Op]['responses'][S]>>;
     headers?: Readonly<Record<string, string>>;
   };
 }[SuccessStatus<Op>];

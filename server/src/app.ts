@@ -24,6 +24,7 @@ import { createCursorCodec } from './domain/cursor.js';
 import { type Caller, verifyAccessToken } from './domain/tokens.js';
 import { ApiError, errorBody } from './errors.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
+import { JsonText } from './handlers/present.js';
 import { createMetrics } from './metrics.js';
 import { docs } from './plugins/docs.js';
 import { observability } from './plugins/observability.js';
@@ -456,6 +457,10 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
           reply.headers(deprecationHeaders(meta, (request.params ?? {}) as Record<string, string>, result.body));
         }
         if (result.headers) reply.headers(result.headers);
+        // Stored JSON text goes out as it is; objects through the response schema's serializer.
+        if (result.body instanceof JsonText) {
+          return reply.code(result.status).type('application/json; charset=utf-8').send(result.body.json);
+        }
         return reply.code(result.status).send(result.body);
       },
     };

@@ -5,7 +5,7 @@
  */
 import { createRequire } from 'node:module';
 import { type ChainId, isLedgerAddress } from '../crypto/address.js';
-import type { MovementTable, TradeTable } from '../store/schema.js';
+import type { MovementRecord, TradeRecord } from '../store/schema.js';
 import { fractionDigits, parseDecimal } from './decimal.js';
 import { idPatterns } from './patterns.js';
 import { normaliseTimestamp } from './time.js';
@@ -113,7 +113,7 @@ export function parseMovement(
   line: string,
   chainId: ChainId,
   decimalsOf: (currency: string) => number | undefined,
-): Parsed<MovementTable> {
+): Parsed<MovementRecord> {
   const raw = parseObject(line);
   if (typeof raw === 'string') return { ok: false, problems: [raw] };
   const c = new Checker(raw);
@@ -127,7 +127,7 @@ export function parseMovement(
   if (!Array.isArray(raw.transactions) || !transactions.every(isTransaction)) {
     c.problems.push('transactions: must be a list of {transaction_id, platform_id}');
   }
-  const row: MovementTable = {
+  const row: MovementRecord = {
     id: c.text('id', idPatterns.movementId, 64),
     account: c.ledgerAddress('account', chainId),
     direction: c.oneOf('direction', new Set(['deposit', 'withdrawal'])),
@@ -162,12 +162,12 @@ const TRADE_FIELDS = [
 ];
 
 /** A trade record of one address (the same trade appears once for each of its two addresses). */
-export function parseTrade(line: string, chainId: ChainId): Parsed<TradeTable> {
+export function parseTrade(line: string, chainId: ChainId): Parsed<TradeRecord> {
   const raw = parseObject(line);
   if (typeof raw === 'string') return { ok: false, problems: [raw] };
   const c = new Checker(raw);
   c.onlyFields(TRADE_FIELDS);
-  const row: TradeTable = {
+  const row: TradeRecord = {
     id: c.text('id', TEXT_ID, 128),
     address: c.ledgerAddress('address', chainId),
     amount_currency_id: c.text('amount_currency_id', idPatterns.currency),

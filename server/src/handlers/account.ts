@@ -1,13 +1,15 @@
 /** The signed-in account's deposit addresses, withdrawal (proxy) addresses and movements. */
-import type { HandlerMap } from '@gateway/generated';
+import type { components, HandlerMap } from '@gateway/generated';
 import { type Context, callerOf, nowIso } from '../context.js';
 import { depositAddressFor, isValidDestination, proxyAddressFor } from '../domain/addresses.js';
 import { ApiError } from '../errors.js';
 import { depositAddressOf, proxyAddressOf } from '../store/accounts.js';
-import { findMovement, type Keyset, listMovements } from '../store/feeds.js';
+import { findMovementDocument, type Keyset, listMovements } from '../store/feeds.js';
 import { cursorPageInfo, decodeAfter } from './paging.js';
-import { depositCurrency, movement, withdrawalCurrency } from './present.js';
+import { depositCurrency, JsonText, listOfDocuments, withdrawalCurrency } from './present.js';
 import { termsOrNotFound } from './terms.js';
+
+type Schemas = components['schemas'];
 
 async function platformAddressing(context: Context, platformId: string) {
   const platform = (await context.catalogue.get()).platformById.get(platformId);
@@ -91,22 +93,20 @@ export const accountHandlers: AccountHandlers = {
     const { account } = callerOf(context);
     const scope = `movements|${account}`;
     const after = decodeAfter(context, scope, query.after, 2) as Keyset | null;
-    const page = await listMovements(context.db, { account, limit: query.limit, after });
-    const last = page.rows.at(-1);
+    const page = await listMovements(context.store, { account, limit: query.limit, after });
     return {
       status: 200,
-      body: {
-        type: 'list',
-        page_info: cursorPageInfo(context, scope, page.hasNext, last && [last.created_at, last.id]),
-        items: page.rows.map(movement),
-      },
+      body: listOfDocuments<Schemas['MovementList']>(
+        cursorPageInfo(context, scope, page.hasNext, page.last),
+        page.documents,
+      ),
     };
   },
 
   async getMovement({ params }, context) {
     const { account } = callerOf(context);
-    const row = await findMovement(context.db, account, params.id);
-    if (!row) throw new ApiError('movement_not_found');
-    return { status: 200, body: movement(row) };
+    const document = await findMovementDocument(context.db, account, params.id);
+    if (document === null) throw new ApiError('movement_not_found');
+    return { status: 200, body: new JsonText<Schemas['Movement']>(document) };
   },
 };

@@ -1,7 +1,7 @@
 /** Shapes stored rows into the spec's resources. */
-import type { components } from '@gateway/generated';
+import type { components, SerializedJson } from '@gateway/generated';
 import { decimalToNumber } from '../domain/decimal.js';
-import type { MovementTable, TradeTable } from '../store/schema.js';
+import type { MovementRecord, TradeRecord } from '../store/schema.js';
 import type { PlatformRow, TermsRow } from '../store/terms.js';
 
 type Schemas = components['schemas'];
@@ -36,7 +36,7 @@ export const platform = (row: PlatformRow): Schemas['Platform'] => ({
   currencies: row.currencies,
 });
 
-export const trade = (row: TradeTable): Schemas['Trade'] => ({
+export const trade = (row: TradeRecord): Schemas['Trade'] => ({
   type: row.type,
   id: row.id,
   timestamp: row.timestamp,
@@ -44,7 +44,7 @@ export const trade = (row: TradeTable): Schemas['Trade'] => ({
   price: decimalToNumber(row.price),
 });
 
-export const movement = (row: MovementTable): Schemas['Movement'] => ({
+export const movement = (row: MovementRecord): Schemas['Movement'] => ({
   type: 'gateway_movement',
   id: row.id,
   direction: row.direction,
@@ -59,3 +59,19 @@ export const movement = (row: MovementTable): Schemas['Movement'] => ({
   recipient_address: row.recipient_address,
   transactions: JSON.parse(row.transactions) as Schemas['MovementTransaction'][],
 });
+
+/** A body already serialized (the server sends `json` as it is); made from stored documents only. */
+export class JsonText<T> implements SerializedJson<T> {
+  constructor(readonly json: string) {}
+}
+
+/**
+ * A list answer around stored item documents (store/documents.ts), in the envelope of every list: the
+ * same text, key for key, that serializing the list object would give.
+ */
+export function listOfDocuments<List extends Schemas['MovementList'] | Schemas['TradeList']>(
+  pageInfo: List['page_info'],
+  documents: readonly string[],
+): JsonText<List> {
+  return new JsonText(`{"type":"list","page_info":${JSON.stringify(pageInfo)},"items":[${documents.join(',')}]}`);
+}

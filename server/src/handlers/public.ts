@@ -1,5 +1,5 @@
 /** Platforms, trades and staking yields: public operations. */
-import type { HandlerMap } from '@gateway/generated';
+import type { components, HandlerMap } from '@gateway/generated';
 import type { Context } from '../context.js';
 import { isLedgerAddress } from '../crypto/address.js';
 import { normaliseTimestamp } from '../domain/time.js';
@@ -7,7 +7,9 @@ import { ApiError } from '../errors.js';
 import { type Keyset, listTrades } from '../store/feeds.js';
 import { listPlatforms } from '../store/terms.js';
 import { cursorPageInfo, decodeAfter } from './paging.js';
-import { platform, trade } from './present.js';
+import { listOfDocuments, platform } from './present.js';
+
+type Schemas = components['schemas'];
 
 const invalid = (parameter: string, message: string) =>
   new ApiError('invalid_parameter', message, { details: { parameter } });
@@ -61,7 +63,7 @@ export const publicHandlers: PublicHandlers = {
       query.sort,
     ].join('|');
     const after = decodeAfter(context, scope, query.after, 2) as Keyset | null;
-    const page = await listTrades(context.db, {
+    const page = await listTrades(context.store, {
       address: params.ledger_address,
       amountCurrencyId: params.amount_currency_id,
       priceCurrencyId: params.price_currency_id,
@@ -71,14 +73,12 @@ export const publicHandlers: PublicHandlers = {
       limit: query.limit,
       after,
     });
-    const last = page.rows.at(-1);
     return {
       status: 200,
-      body: {
-        type: 'list',
-        page_info: cursorPageInfo(context, scope, page.hasNext, last && [last.timestamp, last.id]),
-        items: page.rows.map(trade),
-      },
+      body: listOfDocuments<Schemas['TradeList']>(
+        cursorPageInfo(context, scope, page.hasNext, page.last),
+        page.documents,
+      ),
     };
   },
 

@@ -1,6 +1,8 @@
 /** Movements and trades: keyset pages over (time, id), and the upserts the import commands use. */
-import type { Kysely } from 'kysely';
-import type { Database, MovementTable, TradeTable } from './schema.js';
+import type { CompiledQuery, Kysely } from 'kysely';
+import { withMovementDocument, withTradeDocument } from './documents.js';
+import type { Database, MovementRecord, TradeRecord } from './schema.js';
+import type { Store } from './store.js';
 
 export type SortOrder = 'asc' | 'desc';
 /** Position of the last item of a page: its time and id. */
@@ -17,14 +19,35 @@ export interface TradeQuery {
   after: Keyset | null;
 }
 
-/** A page of an address's trades for a pair, ordered by (timestamp, id) in `sort` order. */
-export async function listTrades(
-  db: Kysely<Database>,
-  q: TradeQuery,
-): Promise<{ rows: TradeTable[]; hasNext: boolean }> {
+/**
+ * A page of documents (the stored JSON text of each item) and the keyset of its last item. Only the
+ * documents are read: the keyset is taken from the last one, which holds its time and id as served.
+ */
+export interface DocumentPage {
+  documents: string[];
+  last: Keyset | undefined;
+  hasNext: boolean;
+}
+
+/** Where list pages are read: the query builder and the store's row-object-free read. */
+export type PageSource = Pick<Store, 'db' | 'firstColumn'>;
+
+function documentPage(rows: unknown[], limit: number, timeField: string): DocumentPage {
+  const documents = rows.slice(0, limit) as string[];
+  const lastDocument = documents.at(-1);
+  const last = lastDocument === undefined ? undefined : (JSON.parse(lastDocument) as Record<string, string>);
+  return {
+    documents,
+    last: last && [last[timeField] as string, last.id as string],
+    hasNext: rows.length > limit,
+  };
+}
+
+/** The query of a trades page: the documents of an address's trades for a pair, by (timestamp, id). */
+export function tradesPageQuery(db: Kysely<Database>, q: TradeQuery): CompiledQuery {
   let query = db
     .selectFrom('trades')
-    .selectAll()
+    .select('document')
     .where('address', '=', q.address)
     .where('amount_currency_id', '=', q.amountCurrencyId)
     .where('price_currency_id', '=', q.priceCurrencyId);
@@ -34,35 +57,52 @@ export async function listTrades(
     const [time, id] = q.after;
     query = query.where((eb) => eb(eb.refTuple('timestamp', 'id'), q.sort === 'desc' ? '<' : '>', eb.tuple(time, id)));
   }
-  const rows = await query
+  return query
     .orderBy('timestamp', q.sort)
     .orderBy('id', q.sort)
     .limit(q.limit + 1)
-    .execute();
-  return { rows: rows.slice(0, q.limit), hasNext: rows.length > q.limit };
+    .compile();
 }
 
-/** A page of an account's movements, newest first, ties broken by id descending. */
-export async function listMovements(
-  db: Kysely<Database>,
-  q: { account: string; limit: number; after: Keyset | null },
-): Promise<{ rows: MovementTable[]; hasNext: boolean }> {
-  let query = db.selectFrom('movements').selectAll().where('account', '=', q.account);
+/** A page of an address's trades for a pair, ordered by (timestamp, id) in `sort` order. */
+export async function listTrades({ db, firstColumn }: PageSource, q: TradeQuery): Promise<DocumentPage> {
+  return documentPage(await firstColumn(tradesPageQuery(db, q)), q.limit, 'timestamp');
+}
+
+export interface MovementQuery {
+  account: string;
+  limit: number;
+  after: Keyset | null;
+}
+
+/** The query of a movements page: the documents of an account's movements, newest first. */
+export function movementsPageQuery(db: Kysely<Database>, q: MovementQuery): CompiledQuery {
+  let query = db.selectFrom('movements').select('document').where('account', '=', q.account);
   if (q.after !== null) {
     const [time, id] = q.after;
     query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(time, id)));
   }
-  const rows = await query
+  return query
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(q.limit + 1)
-    .execute();
-  return { rows: rows.slice(0, q.limit), hasNext: rows.length > q.limit };
+    .compile();
 }
 
-/** One movement of an account; another account's movement is not found, like a missing one. */
-export function findMovement(db: Kysely<Database>, account: string, id: string): Promise<MovementTable | undefined> {
-  return db.selectFrom('movements').selectAll().where('id', '=', id).where('account', '=', account).executeTakeFirst();
+/** A page of an account's movements, newest first, ties broken by id descending. */
+export async function listMovements({ db, firstColumn }: PageSource, q: MovementQuery): Promise<DocumentPage> {
+  return documentPage(await firstColumn(movementsPageQuery(db, q)), q.limit, 'created_at');
+}
+
+/** The document of one movement of an account; another account's movement is not found, like a missing one. */
+export async function findMovementDocument(db: Kysely<Database>, account: string, id: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('movements')
+    .select('document')
+    .where('id', '=', id)
+    .where('account', '=', account)
+    .executeTakeFirst();
+  return row?.document ?? null;
 }
 
 /** The last row of each key: one statement may not upsert the same row twice (PostgreSQL refuses). */
@@ -71,13 +111,13 @@ function lastOfEach<T>(rows: readonly T[], key: (row: T) => string): T[] {
 }
 
 /** Upserts movements by id in one transaction: all of them are written, or none. */
-export async function upsertMovements(db: Kysely<Database>, batch: readonly MovementTable[]): Promise<void> {
-  const rows = lastOfEach(batch, (r) => r.id);
+export async function upsertMovements(db: Kysely<Database>, batch: readonly MovementRecord[]): Promise<void> {
+  const rows = lastOfEach(batch, (r) => r.id).map(withMovementDocument);
   if (rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('movements')
-      .values([...rows])
+      .values(rows)
       .onConflict((oc) =>
         oc.column('id').doUpdateSet((eb) => ({
           account: eb.ref('excluded.account'),
@@ -92,6 +132,7 @@ export async function upsertMovements(db: Kysely<Database>, batch: readonly Move
           updated_at: eb.ref('excluded.updated_at'),
           recipient_address: eb.ref('excluded.recipient_address'),
           transactions: eb.ref('excluded.transactions'),
+          document: eb.ref('excluded.document'),
         })),
       )
       .execute();
@@ -99,13 +140,13 @@ export async function upsertMovements(db: Kysely<Database>, batch: readonly Move
 }
 
 /** Upserts trades by (address, id) in one transaction: all of them are written, or none. */
-export async function upsertTrades(db: Kysely<Database>, batch: readonly TradeTable[]): Promise<void> {
-  const rows = lastOfEach(batch, (r) => `${r.address}\n${r.id}`);
+export async function upsertTrades(db: Kysely<Database>, batch: readonly TradeRecord[]): Promise<void> {
+  const rows = lastOfEach(batch, (r) => `${r.address}\n${r.id}`).map(withTradeDocument);
   if (rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
     await trx
       .insertInto('trades')
-      .values([...rows])
+      .values(rows)
       .onConflict((oc) =>
         oc.columns(['address', 'id']).doUpdateSet((eb) => ({
           amount_currency_id: eb.ref('excluded.amount_currency_id'),
@@ -114,6 +155,7 @@ export async function upsertTrades(db: Kysely<Database>, batch: readonly TradeTa
           timestamp: eb.ref('excluded.timestamp'),
           amount: eb.ref('excluded.amount'),
           price: eb.ref('excluded.price'),
+          document: eb.ref('excluded.document'),
         })),
       )
       .execute();

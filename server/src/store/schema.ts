@@ -36,7 +36,8 @@ export interface StakingYieldTable {
   apy: string;
 }
 
-export interface MovementTable {
+/** A movement as imported (the feed's fields). */
+export interface MovementRecord {
   id: string;
   account: string;
   direction: Direction;
@@ -53,7 +54,8 @@ export interface MovementTable {
   transactions: string;
 }
 
-export interface TradeTable {
+/** A trade as imported (the feed's fields). */
+export interface TradeRecord {
   address: string;
   id: string;
   amount_currency_id: string;
@@ -63,6 +65,13 @@ export interface TradeTable {
   amount: string;
   price: string;
 }
+
+/**
+ * A stored movement or trade: its record and its document, the JSON text the API serves for it (rendered
+ * when it is written, so that a page is read as one text per row; see store/documents.ts).
+ */
+export type MovementTable = MovementRecord & { document: string };
+export type TradeTable = TradeRecord & { document: string };
 
 export interface DepositAddressTable {
   account: string;
@@ -107,8 +116,15 @@ export interface CatalogueVersionTable {
   version: number;
 }
 
+/** The format the stored documents were rendered in (one row); see store/documents.ts. */
+export interface DocumentFormatTable {
+  id: number;
+  format: string;
+}
+
 export interface Database {
   catalogue_version: CatalogueVersionTable;
+  document_format: DocumentFormatTable;
   platforms: PlatformTable;
   currencies: CurrencyTable;
   currency_terms: CurrencyTermsTable;

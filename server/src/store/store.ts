@@ -5,8 +5,9 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { refreshDocuments } from './documents.js';
 import { migrateToLatest } from './migrations.js';
 import type { Database } from './schema.js';
 
@@ -15,8 +16,16 @@ export type DialectName = 'sqlite' | 'postgres';
 export interface Store {
   readonly db: Kysely<Database>;
   readonly dialect: DialectName;
-  /** Applies pending migrations; returns their names. */
+  /**
+   * Applies pending migrations, then renders stored documents again if their format changed
+   * (store/documents.ts); returns what it did (migration names, rows rendered).
+   */
   migrate(): Promise<string[]>;
+  /**
+   * The first column of every row of a compiled query, without building an object per row: the hot list
+   * pages read their documents this way (a driver's per-row and per-value cost is most of a page's time).
+   */
+  firstColumn(query: CompiledQuery): Promise<unknown[]>;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   /** Connections of the pool by state. */
@@ -53,6 +62,14 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
     return storeOf(
       db,
       'postgres',
+      async (query) => {
+        const result = await pool.query({
+          text: query.sql,
+          values: query.parameters as unknown[],
+          rowMode: 'array',
+        });
+        return (result.rows as unknown[][]).map((row) => row[0]);
+      },
       () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       options.schema,
     );
@@ -64,37 +81,56 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return storeOf(db, 'sqlite', () => ({ total: 1, idle: 1, waiting: 0 }));
-}
-
-/**
- * Kysely's SQLite driver prepares every statement again on each query; a prepared statement can be reused
- * (one connection, one query at a time), so keep the most recent ones.
- */
-function withStatementCache(sqlite: SqliteDatabase.Database, size = 500): SqliteDatabase.Database {
-  const prepared = new Map<string, SqliteDatabase.Statement>();
-  const prepare = sqlite.prepare.bind(sqlite);
-  return Object.assign(Object.create(sqlite) as SqliteDatabase.Database, {
-    prepare(source: string) {
-      let statement = prepared.get(source);
-      if (!statement) {
-        statement = prepare(source);
-        if (prepared.size >= size) prepared.delete(prepared.keys().next().value as string);
-        prepared.set(source, statement);
-      }
-      return statement;
-    },
+  // Kysely's SQLite driver prepares every statement again on each query; a prepared statement can be reused
+  // (one connection, one query at a time), so keep the most recent ones.
+  const prepared = statementCache((source) => sqlite.prepare(source));
+  const plucking = statementCache((source) => sqlite.prepare(source).pluck());
+  const driverDatabase = Object.assign(Object.create(sqlite) as SqliteDatabase.Database, {
+    prepare: prepared,
     close: () => sqlite.close(),
   });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: driverDatabase }) });
+  return storeOf(
+    db,
+    'sqlite',
+    // Through Kysely's connection, so that it waits its turn like every other query (one connection).
+    (query) =>
+      db.connection().execute(async () => plucking(query.sql).all(...(query.parameters as unknown[])) as unknown[]),
+    () => ({ total: 1, idle: 1, waiting: 0 }),
+  );
 }
 
-function storeOf(db: Kysely<Database>, dialect: DialectName, poolState: Store['poolState'], schema?: string): Store {
+/** The most recent `size` prepared statements by source text. */
+function statementCache(prepare: (source: string) => SqliteDatabase.Statement, size = 500) {
+  const prepared = new Map<string, SqliteDatabase.Statement>();
+  return (source: string): SqliteDatabase.Statement => {
+    let statement = prepared.get(source);
+    if (!statement) {
+      statement = prepare(source);
+      if (prepared.size >= size) prepared.delete(prepared.keys().next().value as string);
+      prepared.set(source, statement);
+    }
+    return statement;
+  };
+}
+
+function storeOf(
+  db: Kysely<Database>,
+  dialect: DialectName,
+  firstColumn: Store['firstColumn'],
+  poolState: Store['poolState'],
+  schema?: string,
+): Store {
   return {
     db,
     dialect,
+    firstColumn,
     poolState,
-    migrate: () => migrateToLatest(db as Kysely<unknown>, schema),
+    async migrate() {
+      const applied = await migrateToLatest(db as Kysely<unknown>, schema);
+      const rendered = await refreshDocuments(db);
+      return rendered > 0 ? [...applied, `documents of ${rendered} rows rendered`] : applied;
+    },
     async ping() {
       try {
         await db.selectNoFrom((eb) => eb.val(1).as('one')).execute();

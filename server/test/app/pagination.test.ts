@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertMovements, upsertTrades } from '../../src/store/feeds.js';
-import type { MovementTable, TradeTable } from '../../src/store/schema.js';
+import type { MovementRecord, TradeRecord } from '../../src/store/schema.js';
 import { type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';
 import { DEMO_SEED, ledgerUser } from '../support/signers.js';
@@ -21,7 +21,7 @@ const random = () => {
   return seed / 2147483648;
 };
 
-function makeTrades(count: number, address: string, offset = 0): TradeTable[] {
+function makeTrades(count: number, address: string, offset = 0): TradeRecord[] {
   return Array.from({ length: count }, (_, i) => ({
     address,
     id: `T${String(offset + i).padStart(6, '0')}${Math.floor(random() * 1e6)}`,
@@ -35,7 +35,7 @@ function makeTrades(count: number, address: string, offset = 0): TradeTable[] {
   }));
 }
 
-function makeMovements(count: number, account: string, offset = 0): MovementTable[] {
+function makeMovements(count: number, account: string, offset = 0): MovementRecord[] {
   return Array.from({ length: count }, (_, i) => ({
     id: `m-${String(offset + i).padStart(5, '0')}-${Math.floor(random() * 1e6)}`,
     account,
