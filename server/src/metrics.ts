@@ -53,12 +53,26 @@ export function createMetrics(store: Store): Metrics {
       this.set({ state: 'waiting' }, pool.waiting);
     },
   });
+  const seriesByKey = new Map<
+    string,
+    {
+      count: ReturnType<typeof requests.labels>;
+      duration: ReturnType<typeof latency.labels>;
+    }
+  >();
   return {
     contentType: registry.contentType,
     observeRequest(operation, status, seconds) {
-      const labels = { operation, status: String(status) };
-      requests.inc(labels);
-      latency.observe(labels, seconds);
+      // Labelled series looked up once per (operation, status), both bounded sets, not hashed per request.
+      const key = `${operation} ${status}`;
+      let series = seriesByKey.get(key);
+      if (!series) {
+        const labels = { operation, status: String(status) };
+        series = { count: requests.labels(labels), duration: latency.labels(labels) };
+        seriesByKey.set(key, series);
+      }
+      series.count.inc();
+      series.duration.observe(seconds);
     },
     tokenGranted: (grant) => grants.inc({ grant }),
     tokenRefused: (reason) => refusals.inc({ reason }),

@@ -1,6 +1,7 @@
 /**
  * One structured log line per request (request id, operationId, status, duration; never query strings,
- * headers or bodies), request metrics, and security headers on API answers.
+ * headers or bodies), request metrics, and the security headers of API answers (set by the app's
+ * onRequest hook, with the other checks every request gets).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Metrics } from '../metrics.js';
@@ -10,19 +11,19 @@ export function operationOf(request: FastifyRequest): string {
   return request.routeOptions.config.operationId ?? request.routeOptions.url ?? 'unmatched';
 }
 
-const API_HEADERS = {
+export const API_HEADERS = {
   'x-content-type-options': 'nosniff',
   'x-frame-options': 'DENY',
   'referrer-policy': 'no-referrer',
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",
 };
 
+/** Whether a logger at this level writes the request lines (info). */
+export const logsRequests = (level: string) => level === 'trace' || level === 'debug' || level === 'info';
+
 export function observability(app: FastifyInstance, metrics: Metrics): void {
-  app.addHook('onRequest', async (request, reply) => {
-    // The API reference page brings its own policy; everything else is data, never a document.
-    if (!request.url.startsWith('/docs')) reply.headers(API_HEADERS);
-  });
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook, not an async one: no promise and no microtask per request.
+  app.addHook('onResponse', (request, reply, done) => {
     const operation = operationOf(request);
     const seconds = reply.elapsedTime / 1000;
     metrics.observeRequest(operation, reply.statusCode, seconds);
@@ -32,16 +33,19 @@ export function observability(app: FastifyInstance, metrics: Metrics): void {
       };
       metrics.tokenGranted(params.grant_type === 'refresh_token' ? 'refresh_token' : 'password');
     }
-    request.log.info(
-      {
-        reqId: request.id,
-        operation,
-        method: request.method,
-        path: request.url.split('?')[0],
-        status: reply.statusCode,
-        durationMs: Math.round(reply.elapsedTime * 100) / 100,
-      },
-      'request',
-    );
+    if (logsRequests(request.log.level)) {
+      request.log.info(
+        {
+          reqId: request.id,
+          operation,
+          method: request.method,
+          path: request.url.split('?')[0],
+          status: reply.statusCode,
+          durationMs: Math.round(reply.elapsedTime * 100) / 100,
+        },
+        'request',
+      );
+    }
+    done();
   });
 }
