@@ -5,10 +5,10 @@
  * is opaque, stored as a hash, rotated on use, and its reuse revokes the family.
  * @see ../../../spec/paths/token.yaml
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, type KeyObject, randomBytes, randomUUID, sign } from 'node:crypto';
 import { hexToBytes } from '@noble/curves/utils.js';
 import bs58 from 'bs58';
-import { type CryptoKey, errors as joseErrors, jwtVerify, type KeyObject, SignJWT } from 'jose';
+import { errors as joseErrors, jwtVerify } from 'jose';
 import type { Kysely } from 'kysely';
 import { addressFromEthAddress, addressFromPublicKey, type ChainId, chainIdByte } from '../crypto/address.js';
 import { PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, verifyLedgerSignature } from '../crypto/curve25519.js';
@@ -45,7 +45,7 @@ export interface TokenSettings {
   chainId: ChainId;
   clientIds: readonly string[];
   refreshTokenTtl: number;
-  signingKey: CryptoKey | KeyObject;
+  signingKey: KeyObject;
   keyId: string;
   /** Keys that verify access tokens, by key id (the current one, and earlier ones during a rotation). */
   verifyingKeys: ReadonlyMap<string, KeyObject>;
@@ -147,15 +147,19 @@ export function verifyPasswordGrant(grant: PasswordGrant, settings: TokenSetting
 const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
-async function signAccessToken(claims: IssuedClaims, expiry: number, settings: TokenSettings, now: number) {
-  return new SignJWT({ ...claims, scope: [SCOPE] })
-    .setProtectedHeader({ alg: 'EdDSA', typ: 'JWT', kid: settings.keyId })
-    .setSubject(claims.a)
-    .setIssuedAt(now)
-    .setExpirationTime(expiry)
-    .setJti(randomUUID())
-    .sign(settings.signingKey);
+/**
+ * The access token: a compact JWS (RFC 7515) of the claims, signed EdDSA (Ed25519) with node:crypto. The
+ * same bytes jose's SignJWT makes, without its detour through WebCrypto (an asynchronous job per token, 3 to
+ * 4 times the cost of the signature itself); tokens are verified with jose (`verifyAccessToken`).
+ */
+function signAccessToken(claims: IssuedClaims, expiry: number, settings: TokenSettings, now: number): string {
+  const header = { alg: 'EdDSA', typ: 'JWT', kid: settings.keyId };
+  const payload = { ...claims, scope: [SCOPE], sub: claims.a, iat: now, exp: expiry, jti: randomUUID() };
+  const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
+  return `${input}.${sign(null, Buffer.from(input), settings.signingKey).toString('base64url')}`;
 }
+
+const base64url = (text: string) => Buffer.from(text).toString('base64url');
 
 async function issuePair(
   db: Kysely<Database>,
@@ -174,7 +178,7 @@ async function issuePair(
     now: iso(now),
   });
   return {
-    access_token: await signAccessToken(claims, expiry, settings, now),
+    access_token: signAccessToken(claims, expiry, settings, now),
     token_type: 'bearer',
     expires_in: expiry,
     refresh_token: refreshToken,

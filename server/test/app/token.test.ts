@@ -1,10 +1,11 @@
 /** POST /v1/oauth2/token and the bearer check, end to end in-process. */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
-import { SignJWT, UnsecuredJWT } from 'jose';
+import { jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { CLOCK_SKEW_SECONDS, MAX_LIFETIME_SECONDS } from '../../src/domain/tokens.js';
+import { loadSecrets } from '../../src/secrets.js';
 import { signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';
 import { DEMO_SEED, ethUser, ledgerUser } from '../support/signers.js';
@@ -57,7 +58,15 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
       .split('.')
       .slice(0, 2)
       .map((part: string) => JSON.parse(Buffer.from(part, 'base64url').toString()));
-    expect(header.alg).toBe('EdDSA');
+    const { verifyingKeys, keyId } = loadSecrets(t.config, () => {});
+    const verifyingKey = verifyingKeys.get(keyId);
+    if (!verifyingKey) throw new Error('no current key');
+    expect(header).toEqual({ alg: 'EdDSA', typ: 'JWT', kid: keyId });
+    // A JWS that a standard library (jose) verifies with the server's public key, claims as signed.
+    const verified = await jwtVerify(body.access_token, verifyingKey, { algorithms: ['EdDSA'], typ: 'JWT' });
+    expect(verified.payload).toEqual(payload);
+    expect(verified.payload.sub).toBe(me.address);
+    expect(verified.payload.iat).toBeLessThanOrEqual(now());
     expect(payload).toMatchObject({
       a: me.address,
       nb: 'W',
