@@ -115,7 +115,8 @@ describe('changing the spec shows up as compile errors', () => {
     const errors = typeErrors(handlers, withChangedField, serverSources).join('\n');
     // The getStakingYield handler still fills `apy` with a number.
     expect(errors).toMatch(/^server\/src\/handlers\/public\.ts: .*getStakingYield/m);
-    expect(errors).toMatch(/'body\.apy' are incompatible/);
+    expect(errors).toMatch(/Types of property 'apy' are incompatible/);
+    expect(errors).toMatch(/Type 'number' is not assignable to type 'string'/);
   });
 
   it('the client cannot call an operation the spec does not have', () => {

@@ -7,13 +7,12 @@
  * The rendering is the handlers' own (`movement`, `trade` in handlers/present.ts, typed by the spec), so a
  * spec change that reshapes a movement is a compile error there as it is anywhere. What keeps stored text
  * from going stale is the format: a fingerprint of the rendering of sample rows. When it differs from the
- * one the database was rendered in, `refreshDocuments` renders every row again (it runs after the
- * migrations, on `gateway migrate` and when a server starts).
+ * one the database was rendered in, `refreshDocuments` (store/feeds.ts) renders every row again (it runs
+ * after the migrations, on `gateway migrate` and when a server starts).
  */
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { movement, trade } from '../handlers/present.js';
-import type { Database, MovementRecord, MovementTable, TradeRecord, TradeTable } from './schema.js';
+import type { MovementRecord, MovementTable, TradeRecord, TradeTable } from './schema.js';
 
 export const movementDocument = (record: MovementRecord): string => JSON.stringify(movement(record));
 export const tradeDocument = (record: TradeRecord): string => JSON.stringify(trade(record));
@@ -85,55 +84,3 @@ export const DOCUMENT_FORMAT = createHash('sha256')
   .update(JSON.stringify([SAMPLE_MOVEMENTS.map(movementDocument), SAMPLE_TRADES.map(tradeDocument)]))
   .digest('hex')
   .slice(0, 16);
-
-/**
- * Renders the documents of every movement and trade again when they were rendered in another format (or
- * never: rows written before documents existed). Batches of `batchSize` rows, each in one transaction; safe
- * to run from several instances at once (the result is the same). Returns the number of rows rendered.
- */
-export async function refreshDocuments(db: Kysely<Database>, batchSize = 1000): Promise<number> {
-  const stored = await db.selectFrom('document_format').select('format').where('id', '=', 1).executeTakeFirst();
-  if (stored?.format === DOCUMENT_FORMAT) return 0;
-  let rendered = 0;
-  for (let after: string | null = null; ; ) {
-    let query = db.selectFrom('movements').selectAll().orderBy('id').limit(batchSize);
-    if (after !== null) query = query.where('id', '>', after);
-    const rows = await query.execute();
-    if (rows.length === 0) break;
-    await db.transaction().execute(async (trx) => {
-      for (const row of rows) {
-        await trx
-          .updateTable('movements')
-          .set({ document: movementDocument(row) })
-          .where('id', '=', row.id)
-          .execute();
-      }
-    });
-    rendered += rows.length;
-    after = (rows.at(-1) as MovementTable).id;
-  }
-  for (let after: readonly [string, string] | null = null; ; ) {
-    let query = db.selectFrom('trades').selectAll().orderBy('address').orderBy('id').limit(batchSize);
-    if (after !== null) {
-      const [address, id] = after;
-      query = query.where((eb) => eb(eb.refTuple('address', 'id'), '>', eb.tuple(address, id)));
-    }
-    const rows = await query.execute();
-    if (rows.length === 0) break;
-    await db.transaction().execute(async (trx) => {
-      for (const row of rows) {
-        await trx
-          .updateTable('trades')
-          .set({ document: tradeDocument(row) })
-          .where('address', '=', row.address)
-          .where('id', '=', row.id)
-          .execute();
-      }
-    });
-    rendered += rows.length;
-    const last = rows.at(-1) as TradeTable;
-    after = [last.address, last.id];
-  }
-  await db.updateTable('document_format').set({ format: DOCUMENT_FORMAT }).where('id', '=', 1).execute();
-  return rendered;
-}

@@ -7,7 +7,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { type CompiledQuery, Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { refreshDocuments } from './documents.js';
+import { refreshDocuments } from './feeds.js';
 import { migrateToLatest } from './migrations.js';
 import type { Database } from './schema.js';
 
