@@ -2,7 +2,7 @@
 import type { components, SerializedJson } from '@gateway/generated';
 import { decimalToNumber } from '../domain/decimal.js';
 import type { MovementRecord, TradeRecord } from '../store/schema.js';
-import type { PlatformRow, TermsRow } from '../store/terms.js';
+import type { CatalogueSnapshot, PlatformRow, TermsRow } from '../store/terms.js';
 
 type Schemas = components['schemas'];
 
@@ -60,9 +60,34 @@ export const movement = (row: MovementRecord): Schemas['Movement'] => ({
   transactions: JSON.parse(row.transactions) as Schemas['MovementTransaction'][],
 });
 
-/** A body already serialized (the server sends `json` as it is); made from stored documents only. */
+/**
+ * A body already serialized (the server sends `json` as it is): stored documents, and catalogue answers
+ * serialized once per catalogue snapshot.
+ */
 export class JsonText<T> implements SerializedJson<T> {
   constructor(readonly json: string) {}
+}
+
+const answersBySnapshot = new WeakMap<CatalogueSnapshot, Map<string, JsonText<unknown>>>();
+/** Distinct answers kept per snapshot (keys include query parameters, which a client chooses). */
+const MAX_ANSWERS = 2000;
+
+/**
+ * The answer `build` gives for this catalogue snapshot, serialized once: the catalogue only changes by a
+ * load, which makes a new snapshot (and so a new set of answers) within a second on every instance.
+ */
+export function catalogueAnswer<T>(snapshot: CatalogueSnapshot, key: string, build: () => T): JsonText<T> {
+  let answers = answersBySnapshot.get(snapshot);
+  if (!answers) {
+    answers = new Map();
+    answersBySnapshot.set(snapshot, answers);
+  }
+  let answer = answers.get(key) as JsonText<T> | undefined;
+  if (!answer) {
+    answer = new JsonText<T>(JSON.stringify(build()));
+    if (answers.size < MAX_ANSWERS) answers.set(key, answer);
+  }
+  return answer;
 }
 
 /**

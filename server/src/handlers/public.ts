@@ -7,7 +7,7 @@ import { ApiError } from '../errors.js';
 import { type Keyset, listTrades } from '../store/feeds.js';
 import { listPlatforms } from '../store/terms.js';
 import { cursorPageInfo, decodeAfter } from './paging.js';
-import { listOfDocuments, platform } from './present.js';
+import { catalogueAnswer, listOfDocuments, platform } from './present.js';
 
 type Schemas = components['schemas'];
 
@@ -35,9 +35,10 @@ export const publicHandlers: PublicHandlers = {
   },
 
   async getPlatform({ params }, context) {
-    const row = (await context.catalogue.get()).platformById.get(params.id);
+    const snapshot = await context.catalogue.get();
+    const row = snapshot.platformById.get(params.id);
     if (!row) throw new ApiError('platform_not_found', undefined, { details: { platform: params.id } });
-    return { status: 200, body: platform(row) };
+    return { status: 200, body: catalogueAnswer(snapshot, `platform|${row.id}`, () => platform(row)) };
   },
 
   async listTrades({ params, query }, context) {

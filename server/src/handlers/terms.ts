@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { Direction } from '../store/schema.js';
 import { findTerms, listTerms, type TermsRow } from '../store/terms.js';
-import { depositCurrency, withdrawalCurrency } from './present.js';
+import { catalogueAnswer, depositCurrency, withdrawalCurrency } from './present.js';
 
 /** The terms of a currency on a platform (or its default one), or the 404 that says what is missing. */
 export async function termsOrNotFound(
@@ -35,18 +35,40 @@ type TermsHandlers = Pick<
   | 'getWithdrawalCurrencyOnDefaultPlatform'
 >;
 
+/** A page of the currency list of a direction, serialized once per catalogue snapshot. */
+async function currencyList<Item>(
+  context: Context,
+  direction: Direction,
+  query: { limit: number; offset: number },
+  present: (row: TermsRow) => Item,
+) {
+  const snapshot = await context.catalogue.get();
+  return catalogueAnswer(snapshot, `${direction}-currencies|${query.offset}|${query.limit}`, () => {
+    const page = listTerms(snapshot, direction, query);
+    return { type: 'list' as const, page_info: { has_next_page: page.hasNext }, items: page.rows.map(present) };
+  });
+}
+
+/** The terms of a currency on a platform, serialized once per catalogue snapshot (or the 404). */
+async function currencyTerms<Item>(
+  context: Context,
+  direction: Direction,
+  currency: string,
+  platform: string,
+  present: (row: TermsRow) => Item,
+) {
+  const row = await termsOrNotFound(context, direction, currency, platform);
+  return catalogueAnswer(await context.catalogue.get(), `${direction}|${currency}|${platform}`, () => present(row));
+}
+
 export const termsHandlers: TermsHandlers = {
   async listDepositCurrencies({ query }, context) {
-    const page = listTerms(await context.catalogue.get(), 'deposit', query);
-    return {
-      status: 200,
-      body: { type: 'list', page_info: { has_next_page: page.hasNext }, items: page.rows.map(depositCurrency) },
-    };
+    return { status: 200, body: await currencyList(context, 'deposit', query, depositCurrency) };
   },
   async getDepositCurrency({ params }, context) {
     return {
       status: 200,
-      body: depositCurrency(await termsOrNotFound(context, 'deposit', params.currency, params.platform)),
+      body: await currencyTerms(context, 'deposit', params.currency, params.platform, depositCurrency),
     };
   },
   async getDepositCurrencyOnDefaultPlatform({ params }, context) {
@@ -56,16 +78,12 @@ export const termsHandlers: TermsHandlers = {
     };
   },
   async listWithdrawalCurrencies({ query }, context) {
-    const page = listTerms(await context.catalogue.get(), 'withdrawal', query);
-    return {
-      status: 200,
-      body: { type: 'list', page_info: { has_next_page: page.hasNext }, items: page.rows.map(withdrawalCurrency) },
-    };
+    return { status: 200, body: await currencyList(context, 'withdrawal', query, withdrawalCurrency) };
   },
   async getWithdrawalCurrency({ params }, context) {
     return {
       status: 200,
-      body: withdrawalCurrency(await termsOrNotFound(context, 'withdrawal', params.currency, params.platform)),
+      body: await currencyTerms(context, 'withdrawal', params.currency, params.platform, withdrawalCurrency),
     };
   },
   async getWithdrawalCurrencyOnDefaultPlatform({ params }, context) {
