@@ -171,6 +171,7 @@ async function load(target, request) {
     warmupSeconds: SETTINGS.warmupSeconds,
     roundSeconds: SETTINGS.roundSeconds,
     rounds: SETTINGS.rounds,
+    serverPid: target.pid,
   };
   const file = path.join(tmpRoot, `load-${++loadCounter}.json`);
   writeFileSync(file, JSON.stringify(config));
@@ -199,12 +200,22 @@ async function load(target, request) {
     rps: median(rounds.map((r) => r.rps)),
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
+    cpuUsPerRequest: rounds.every((r) => r.serverCpuUsPerRequest != null)
+      ? median(rounds.map((r) => r.serverCpuUsPerRequest))
+      : null,
     peakRssMiB: peakRssMiB(target.pid),
     errors: rounds.reduce((s, r) => s + r.errors + r.timeouts, 0),
     non2xx: [warmup, ...rounds].filter(Boolean).reduce((s, r) => s + r.non2xx, 0),
     statusCodes,
     backgroundCpu: background,
-    rounds: rounds.map(({ rps, p50, p99, requests, seconds }) => ({ rps, p50, p99, requests, seconds })),
+    rounds: rounds.map(({ rps, p50, p99, requests, seconds, serverCpuUsPerRequest }) => ({
+      rps,
+      p50,
+      p99,
+      requests,
+      seconds,
+      serverCpuUsPerRequest,
+    })),
   };
 }
 
@@ -222,7 +233,7 @@ function record(id, label, kind, target, measurement) {
       ? `  !! non-2xx ${measurement.non2xx} errors ${measurement.errors} ${JSON.stringify(measurement.statusCodes)}`
       : '';
   log(
-    `  ${id.padEnd(18)} ${target.padEnd(14)} ${fmt(measurement.rps).padStart(8)} req/s  p50 ${fmt(measurement.p50, 2)} ms  p99 ${fmt(measurement.p99, 2)} ms  rss ${fmt(measurement.peakRssMiB, 1)} MB${flag}`,
+    `  ${id.padEnd(18)} ${target.padEnd(14)} ${fmt(measurement.rps).padStart(8)} req/s  p50 ${fmt(measurement.p50, 2)} ms  p99 ${fmt(measurement.p99, 2)} ms  rss ${fmt(measurement.peakRssMiB, 1)} MB  cpu ${fmt(measurement.cpuUsPerRequest)} µs/req${flag}`,
   );
 }
 
@@ -665,6 +676,7 @@ function pick(m) {
     p50: m.p50,
     p99: m.p99,
     rss: m.peakRssMiB,
+    cpu: m.cpuUsPerRequest,
     non2xx: m.non2xx,
     errors: m.errors,
     background: m.backgroundCpu,
@@ -672,7 +684,7 @@ function pick(m) {
 }
 
 function printTable(rows) {
-  const header = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'RSS MB', 'targets'];
+  const header = ['scenario', 'target', 'req/s', 'p50 ms', 'p99 ms', 'RSS MB', 'CPU µs', 'targets'];
   const lines = rows.map((r) => [
     r.scenario,
     r.target,
@@ -680,6 +692,7 @@ function printTable(rows) {
     fmt(r.p50, 2),
     fmt(r.p99, 2),
     fmt(r.rss, 1),
+    fmt(r.cpu),
     [
       ...r.checks.map((c) => {
         const v =
@@ -697,7 +710,7 @@ function printTable(rows) {
     ].join(' | '),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i].length)));
-  const right = new Set([2, 3, 4, 5]);
+  const right = new Set([2, 3, 4, 5, 6]);
   const line = (cells) =>
     cells
       .map((c, i) => (right.has(i) ? c.padStart(widths[i]) : c.padEnd(widths[i])))

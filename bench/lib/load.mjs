@@ -3,16 +3,31 @@
  * The load generator: one autocannon run per round, in its own process so that it can be pinned to its
  * own core (`taskset -c 1 node bench/lib/load.mjs config.json`). A warm-up run first (not counted), then
  * `rounds` counted runs. Latency percentiles are computed from every response's own time (autocannon's
- * histogram has 1 ms resolution). Prints one JSON object on stdout.
+ * histogram has 1 ms resolution). With `serverPid`, each counted round also reports the server process's
+ * CPU time per request (user + system, from /proc/<pid>/stat around the round): steadier than req/s on a
+ * shared machine, since time the server spends waiting for its core does not count. Prints one JSON object
+ * on stdout.
  *
  * config: { url, method?, headers?, body?, bodies?: string[] (cycled, one per request), connections,
- *           warmupSeconds, roundSeconds, rounds }
+ *           warmupSeconds, roundSeconds, rounds, serverPid? }
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { quantile } from './common.mjs';
 
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+
+/** CPU time of a process in µs (Linux clock ticks of 10 ms), or null when it cannot be read. */
+function cpuUs(pid) {
+  if (!pid) return null;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10_000 : null;
+  } catch {
+    return null;
+  }
+}
 
 let next = 0;
 const bodies = config.bodies;
@@ -72,6 +87,12 @@ const warmup = config.warmupSeconds > 0 ? await run(config.warmupSeconds, false)
 const rounds = [];
 // The counted window on the monotonic clock, in µs: the time base of V8 CPU profiles (--profile).
 const windowStart = Number(process.hrtime.bigint() / 1000n);
-for (let i = 0; i < config.rounds; i++) rounds.push(await run(config.roundSeconds, true));
+for (let i = 0; i < config.rounds; i++) {
+  const before = cpuUs(config.serverPid);
+  const round = await run(config.roundSeconds, true);
+  const after = cpuUs(config.serverPid);
+  round.serverCpuUsPerRequest = before === null || after === null ? null : (after - before) / round.requests;
+  rounds.push(round);
+}
 const window = { startUs: windowStart, endUs: Number(process.hrtime.bigint() / 1000n) };
 process.stdout.write(`${JSON.stringify({ warmup, rounds, window })}\n`);
