@@ -610,6 +610,7 @@ function evaluate() {
           p50: v.typed.p50,
           p99: v.typed.p99,
           rss: null,
+          cpu: v.typed.cpuUsPerCall,
           background: s.backgroundCpu,
           checks: [
             {
@@ -628,6 +629,7 @@ function evaluate() {
           p50: v.raw.p50,
           p99: v.raw.p99,
           rss: null,
+          cpu: v.raw.cpuUsPerCall,
           checks: [],
         });
       }

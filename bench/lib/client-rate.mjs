@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * The typed client's overhead: GET /v1/platforms/{id} through `createGatewayClient(...).api.GET` against a
- * raw `fetch` of the same request (both parse the JSON), as calls per second, sequential and with
- * `concurrency` calls in flight. Rounds alternate raw and typed; medians are reported.
+ * raw `fetch` of the same request (both parse the JSON), as calls per second and as the client process's CPU
+ * time per call, sequential and with `concurrency` calls in flight. Rounds alternate raw and typed; medians
+ * are reported.
  *
  *   node bench/lib/client-rate.mjs BASE_URL WARMUP_SECONDS ROUND_SECONDS ROUNDS [CONCURRENCY]
  */
@@ -41,12 +42,16 @@ async function measure(call, seconds, concurrency) {
       latencies.push(performance.now() - t);
     }
   };
+  const cpuBefore = process.cpuUsage();
   await Promise.all(Array.from({ length: concurrency }, worker));
+  const cpu = process.cpuUsage(cpuBefore);
   const elapsed = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   return {
     calls: latencies.length,
     perSecond: latencies.length / elapsed,
+    // The calling process's CPU time per call (user + system): what the client itself costs.
+    cpuUsPerCall: (cpu.user + cpu.system) / latencies.length,
     p50: quantile(latencies, 0.5),
     p99: quantile(latencies, 0.99),
   };
@@ -65,6 +70,7 @@ for (const concurrency of concurrencies) {
     perSecond: median(list.map((r) => r.perSecond)),
     p50: median(list.map((r) => r.p50)),
     p99: median(list.map((r) => r.p99)),
+    cpuUsPerCall: median(list.map((r) => r.cpuUsPerCall)),
     rounds: list,
   });
   result[`c${concurrency}`] = { raw: summary(runs.raw), typed: summary(runs.typed) };

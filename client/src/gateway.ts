@@ -144,29 +144,36 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     return current;
   };
 
-  const sessionMiddleware: Middleware = {
-    async onRequest({ request, schemaPath }) {
-      if (!isProtected(request.method, schemaPath)) return undefined;
-      const token = await session.accessToken();
-      if (token) request.headers.set('Authorization', `Bearer ${token}`);
-      return request;
-    },
-    async onResponse({ request, response, schemaPath }) {
-      let current = response;
-      if (response.status === 401 && isProtected(request.method, schemaPath) && (await session.current())) {
-        const body: unknown = await response
-          .clone()
-          .json()
-          .catch(() => undefined);
-        if (errorCodeOf(body) === errorCatalogue.invalid_access_token.code) {
-          const stale = request.headers.get('Authorization')?.replace(/^Bearer /, '');
-          const fresh = await session.refresh(stale);
-          const again = new Request(request);
-          again.headers.set('Authorization', `Bearer ${fresh.accessToken}`);
-          current = await fetchImpl(again);
-        }
+  /** A protected call's 401 for an expired token: refresh once and repeat it; then retries, if asked for. */
+  const settle = async (request: Request, response: Response, schemaPath: string) => {
+    let current = response;
+    if (response.status === 401 && isProtected(request.method, schemaPath) && (await session.current())) {
+      const body: unknown = await response
+        .clone()
+        .json()
+        .catch(() => undefined);
+      if (errorCodeOf(body) === errorCatalogue.invalid_access_token.code) {
+        const stale = request.headers.get('Authorization')?.replace(/^Bearer /, '');
+        const fresh = await session.refresh(stale);
+        const again = new Request(request);
+        again.headers.set('Authorization', `Bearer ${fresh.accessToken}`);
+        current = await fetchImpl(again);
       }
-      return retrying(request, current);
+    }
+    return retrying(request, current);
+  };
+  // Public calls without retries pass through synchronously: an async hook costs a promise per call.
+  const sessionMiddleware: Middleware = {
+    onRequest({ request, schemaPath }) {
+      if (!isProtected(request.method, schemaPath)) return undefined;
+      return session.accessToken().then((token) => {
+        if (token) request.headers.set('Authorization', `Bearer ${token}`);
+        return request;
+      });
+    },
+    onResponse({ request, response, schemaPath }) {
+      if (!options.retry && !isProtected(request.method, schemaPath)) return undefined;
+      return settle(request, response, schemaPath);
     },
   };
   api.use(sessionMiddleware);
