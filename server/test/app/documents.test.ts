@@ -3,14 +3,15 @@
  * them are exactly what rendering the rows gives, a re-import that changes a row changes what is served,
  * and documents rendered in another format (or never) are rendered again by the migration step.
  */
-import { sql } from 'kysely';
+import { type Kysely, type MigrationProvider, Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { movement, trade } from '../../src/handlers/present.js';
-import { DOCUMENT_FORMAT } from '../../src/store/documents.js';
+import { DOCUMENT_FORMAT, movementDocument, tradeDocument } from '../../src/store/documents.js';
 import { upsertMovements, upsertTrades } from '../../src/store/feeds.js';
+import { migrations } from '../../src/store/migrations.js';
 import type { MovementRecord, TradeRecord } from '../../src/store/schema.js';
 import { signIn, type TestApp, testApp } from '../support/app.js';
-import { DATABASES } from '../support/databases.js';
+import { createTestStore, DATABASES } from '../support/databases.js';
 import { DEMO_SEED, ledgerUser } from '../support/signers.js';
 
 const ME = ledgerUser(DEMO_SEED);
@@ -125,5 +126,43 @@ describe.each(DATABASES)('documents on %s', (kind) => {
     expect(tradesPage.items).toEqual(trades.map(trade));
 
     expect(await t.store.migrate()).toEqual([]);
+  });
+});
+
+describe.each(DATABASES)('upgrading a %s store that holds rows from before documents', (kind) => {
+  it('adds the documents and renders every existing row', async () => {
+    const t = await createTestStore(kind, { migrate: false });
+    try {
+      const db = t.store.db as unknown as Kysely<unknown>;
+      const before: MigrationProvider = {
+        getMigrations: async () => Object.fromEntries(Object.entries(migrations).filter(([name]) => name < '0004')),
+      };
+      const schema =
+        kind === 'postgres'
+          ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
+          : undefined;
+      const migrator = new Migrator({ db, provider: before, ...(schema ? { migrationTableSchema: schema } : {}) });
+      expect((await migrator.migrateToLatest()).error).toBeUndefined();
+      const row = movementOf(1);
+      const deal = tradeOf(1);
+      await sql`insert into movements (id, account, direction, status, source_platform_id, destination_platform_id,
+        currency_id, amount, fee, created_at, updated_at, recipient_address, transactions)
+        values (${row.id}, ${row.account}, ${row.direction}, ${row.status}, ${row.source_platform_id},
+        ${row.destination_platform_id}, ${row.currency_id}, ${row.amount}, ${row.fee}, ${row.created_at},
+        ${row.updated_at}, ${row.recipient_address}, ${row.transactions})`.execute(db);
+      await sql`insert into trades (address, id, amount_currency_id, price_currency_id, type, timestamp, amount, price)
+        values (${deal.address}, ${deal.id}, ${deal.amount_currency_id}, ${deal.price_currency_id}, ${deal.type},
+        ${deal.timestamp}, ${deal.amount}, ${deal.price})`.execute(db);
+
+      expect(await t.store.migrate()).toEqual(['0004_feed_documents', 'documents of 2 rows rendered']);
+      expect(await t.store.db.selectFrom('movements').select('document').execute()).toEqual([
+        { document: movementDocument(row) },
+      ]);
+      expect(await t.store.db.selectFrom('trades').select('document').execute()).toEqual([
+        { document: tradeDocument(deal) },
+      ]);
+    } finally {
+      await t.close();
+    }
   });
 });

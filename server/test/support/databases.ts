@@ -19,12 +19,13 @@ export interface TestStore {
   close(): Promise<void>;
 }
 
-export async function createTestStore(kind: DatabaseKind): Promise<TestStore> {
+/** `migrate: false` leaves the database empty (for tests of the migrations themselves). */
+export async function createTestStore(kind: DatabaseKind, { migrate = true } = {}): Promise<TestStore> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(path.join(tmpdir(), 'gateway-store-'));
     const url = `sqlite:${path.join(dir, 'test.db')}`;
     const store = openStore(url);
-    await store.migrate();
+    if (migrate) await store.migrate();
     const extra: Store[] = [];
     return {
       kind,
@@ -46,7 +47,7 @@ export async function createTestStore(kind: DatabaseKind): Promise<TestStore> {
   await admin.query(`create schema ${schema}`);
   await admin.end();
   const store = openStore(TEST_POSTGRES_URL, { schema, poolSize: 8 });
-  await store.migrate();
+  if (migrate) await store.migrate();
   const extra: Store[] = [];
   return {
     kind,
