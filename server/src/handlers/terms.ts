@@ -3,7 +3,7 @@ import type { HandlerMap } from '@gateway/generated';
 import type { Context } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { Direction } from '../store/schema.js';
-import { findTerms, listTerms, type TermsRow } from '../store/terms.js';
+import { type CatalogueSnapshot, findTerms, listTerms, type TermsRow } from '../store/terms.js';
 import { catalogueAnswer, depositCurrency, withdrawalCurrency } from './present.js';
 
 /** The terms of a currency on a platform (or its default one), or the 404 that says what is missing. */
@@ -13,7 +13,17 @@ export async function termsOrNotFound(
   currency: string,
   platform: string | 'default',
 ): Promise<TermsRow> {
-  const lookup = findTerms(await context.catalogue.get(), direction, currency, platform);
+  return termsIn(await context.catalogue.get(), direction, currency, platform);
+}
+
+/** `termsOrNotFound` in a snapshot the caller already holds. */
+function termsIn(
+  snapshot: CatalogueSnapshot,
+  direction: Direction,
+  currency: string,
+  platform: string | 'default',
+): TermsRow {
+  const lookup = findTerms(snapshot, direction, currency, platform);
   if (lookup.found) return lookup.row;
   switch (lookup.missing) {
     case 'currency':
@@ -57,8 +67,9 @@ async function currencyTerms<Item>(
   platform: string,
   present: (row: TermsRow) => Item,
 ) {
-  const row = await termsOrNotFound(context, direction, currency, platform);
-  return catalogueAnswer(await context.catalogue.get(), `${direction}|${currency}|${platform}`, () => present(row));
+  const snapshot = await context.catalogue.get();
+  const row = termsIn(snapshot, direction, currency, platform);
+  return catalogueAnswer(snapshot, `${direction}|${currency}|${platform}`, () => present(row));
 }
 
 export const termsHandlers: TermsHandlers = {
