@@ -347,6 +347,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     proxySeed: secrets.proxySeed,
     now,
   };
+  const publicContext: Context = Object.freeze({ ...services, caller: null });
 
   // What every request gets, in one hook (each hook costs a few percent of a small answer), taking a
   // callback rather than returning a promise (no promise and no microtask per request).
@@ -457,9 +458,11 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       // No preHandler here: glue's route preHandler is the security check, and it must not be replaced.
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         if (meta.numericParameters.length > 0) assertFinite(request, meta.numericParameters);
+        // Public operations share one context; a signed-in call gets its own, with its caller.
+        const caller = request.caller;
         const result = await handler(
           { params: request.params ?? {}, query: request.query ?? {}, body: request.body, headers: request.headers },
-          { ...services, caller: request.caller ?? null },
+          caller ? { ...services, caller } : publicContext,
         );
         if (meta.deprecated) {
           reply.headers(deprecationHeaders(meta, (request.params ?? {}) as Record<string, string>, result.body));

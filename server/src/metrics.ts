@@ -70,8 +70,10 @@ function requestMetrics() {
     /** Observations per bucket (not cumulative); the last one is above every bound. */
     buckets: number[];
   }
-  const series = new Map<string, Series>();
-  const all = () => [...series.values()];
+  // By operation, then status: both keys are hashed once (an operation name is one of a fixed set of strings,
+  // a status a small integer), where a joined key would be built and hashed on every observation.
+  const series = new Map<string, Map<number, Series>>();
+  const all = () => [...series.values()].flatMap((byStatus) => [...byStatus.values()]);
   const counter = {
     name: 'gateway_http_requests_total',
     help: 'Requests answered, by operation and status.',
@@ -107,12 +109,16 @@ function requestMetrics() {
     reset: () => series.clear(),
   };
   const observe = (operation: string, status: number, seconds: number) => {
-    const key = `${operation} ${status}`;
-    let s = series.get(key);
+    let byStatus = series.get(operation);
+    if (!byStatus) {
+      byStatus = new Map();
+      series.set(operation, byStatus);
+    }
+    let s = byStatus.get(status);
     if (!s) {
       s = { labels: { operation, status: String(status) }, count: 0, sum: 0, buckets: DURATION_BUCKETS.map(() => 0) };
       s.buckets.push(0);
-      series.set(key, s);
+      byStatus.set(status, s);
     }
     s.count += 1;
     s.sum += seconds;
