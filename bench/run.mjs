@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 /**
  * `npm run bench`: the gateway's throughput and latency against its baselines, measured in the same run.
- * See bench/README.md. Loopback only; the server (and each baseline server) pinned to core 0, the load
- * generator (autocannon, its own process) to core 1; warm-up, several rounds, medians.
+ * See bench/README.md. Loopback only; the server and its baseline servers pinned to core 0, the load
+ * generator (autocannon, its own process) to core 1; warm-up, then rounds alternating between the gateway
+ * and its baselines, medians.
  *
  *   node bench/run.mjs [--quick] [--only IDS] [--skip-pg] [--profile ID] [--connections N] [--wait-idle S]
  *                      [--seed TEXT]
@@ -159,10 +160,14 @@ let loadCounter = 0;
 /** The measured rounds' window of the profiled scenario (its samples only are summarized). */
 let profileWindow = null;
 
-/** Runs autocannon (pinned to core 1) against a target; returns medians over the rounds. */
-async function load(target, request) {
+/**
+ * Runs autocannon (pinned to core 1) against the targets side by side, their rounds alternating (see
+ * lib/load.mjs); returns each target's medians over its rounds, in the order of `targets`.
+ */
+async function loadSideBySide(targets, request) {
   const config = {
-    url: `${target.url}${request.path}`,
+    targets: targets.map((target) => ({ url: target.url, serverPid: target.pid })),
+    path: request.path,
     method: request.method ?? 'GET',
     headers: request.headers ?? {},
     ...(request.body !== undefined ? { body: request.body } : {}),
@@ -171,53 +176,58 @@ async function load(target, request) {
     warmupSeconds: SETTINGS.warmupSeconds,
     roundSeconds: SETTINGS.roundSeconds,
     rounds: SETTINGS.rounds,
-    serverPid: target.pid,
   };
   const file = path.join(tmpRoot, `load-${++loadCounter}.json`);
   writeFileSync(file, JSON.stringify(config));
-  let background = await backgroundBusy(500, [target.pid]);
+  const pids = targets.map((target) => target.pid);
+  let background = await backgroundBusy(500, pids);
   // --wait-idle S: give other work on the machine (a test run) up to S seconds to finish first.
   const waitUntil = Date.now() + Number(options['wait-idle']) * 1000;
   if (background !== null && background > 0.1 && Date.now() < waitUntil) {
     log(
       `  waiting up to ${options['wait-idle']} s for the machine to be idle (${(background * 100).toFixed(0)}% busy) …`,
     );
-    while (background > 0.1 && Date.now() < waitUntil) background = await backgroundBusy(1000, [target.pid]);
+    while (background > 0.1 && Date.now() < waitUntil) background = await backgroundBusy(1000, pids);
   }
   if (background !== null && background > 0.1) {
     log(
       `  !! ${(background * 100).toFixed(0)}% of the CPU is busy with other work before this measurement: numbers will be low`,
     );
   }
-  resetPeakRss(target.pid);
-  const { rounds, warmup, window } = JSON.parse(await runNode([path.join(BENCH, 'lib/load.mjs'), file], { core: 1 }));
-  if (options.profile && target.profileDir) profileWindow = window;
-  const statusCodes = {};
-  for (const r of [warmup, ...rounds].filter(Boolean)) {
-    for (const [code, count] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
-  }
-  return {
-    rps: median(rounds.map((r) => r.rps)),
-    p50: median(rounds.map((r) => r.p50)),
-    p99: median(rounds.map((r) => r.p99)),
-    cpuUsPerRequest: rounds.every((r) => r.serverCpuUsPerRequest != null)
-      ? median(rounds.map((r) => r.serverCpuUsPerRequest))
-      : null,
-    peakRssMiB: peakRssMiB(target.pid),
-    errors: rounds.reduce((s, r) => s + r.errors + r.timeouts, 0),
-    non2xx: [warmup, ...rounds].filter(Boolean).reduce((s, r) => s + r.non2xx, 0),
-    statusCodes,
-    backgroundCpu: background,
-    rounds: rounds.map(({ rps, p50, p99, requests, seconds, serverCpuUsPerRequest }) => ({
-      rps,
-      p50,
-      p99,
-      requests,
-      seconds,
-      serverCpuUsPerRequest,
-    })),
-  };
+  for (const pid of pids) resetPeakRss(pid);
+  const out = JSON.parse(await runNode([path.join(BENCH, 'lib/load.mjs'), file], { core: 1 }));
+  if (options.profile && targets.some((target) => target.profileDir)) profileWindow = out.window;
+  return out.targets.map(({ warmup, rounds }, index) => {
+    const statusCodes = {};
+    for (const r of [warmup, ...rounds].filter(Boolean)) {
+      for (const [code, count] of Object.entries(r.statusCodes)) statusCodes[code] = (statusCodes[code] ?? 0) + count;
+    }
+    return {
+      rps: median(rounds.map((r) => r.rps)),
+      p50: median(rounds.map((r) => r.p50)),
+      p99: median(rounds.map((r) => r.p99)),
+      cpuUsPerRequest: rounds.every((r) => r.serverCpuUsPerRequest != null)
+        ? median(rounds.map((r) => r.serverCpuUsPerRequest))
+        : null,
+      peakRssMiB: peakRssMiB(pids[index]),
+      errors: rounds.reduce((s, r) => s + r.errors + r.timeouts, 0),
+      non2xx: [warmup, ...rounds].filter(Boolean).reduce((s, r) => s + r.non2xx, 0),
+      statusCodes,
+      backgroundCpu: background,
+      rounds: rounds.map(({ rps, p50, p99, requests, seconds, serverCpuUsPerRequest }) => ({
+        rps,
+        p50,
+        p99,
+        requests,
+        seconds,
+        serverCpuUsPerRequest,
+      })),
+    };
+  });
 }
+
+/** One target alone (token grants: their limits are measured in-process). */
+const load = async (target, request) => (await loadSideBySide([target], request))[0];
 
 const fmt = (n, digits = 0) =>
   n === null || n === undefined
@@ -399,34 +409,41 @@ const pagesOf = (store, dataset, token) => [
   },
 ];
 
-/** Bare-Fastify measurements by payload (a page served from SQLite and PostgreSQL is the same JSON). */
-const bareByPayload = new Map();
-
-async function measureBare(items) {
-  const todo = items.filter((item) => !bareByPayload.has(JSON.stringify(item.payload)));
-  if (todo.length > 0) {
-    const file = path.join(tmpRoot, `bare-${loadCounter}.json`);
-    writeFileSync(file, JSON.stringify(Object.fromEntries(todo.map((i) => [i.path, i.payload]))));
-    const port = await freePort();
-    const bare = await startService('bare fastify', [path.join(BENCH, 'lib/bare.mjs'), file, String(port)], {
-      port,
-      core: 0,
-    });
-    running.add(bare);
-    try {
-      for (const item of todo) {
-        const check = await capture(bare, item);
-        if (JSON.stringify(check) !== JSON.stringify(item.payload))
-          throw new Error(`bare server: ${item.path} differs`);
-        bareByPayload.set(JSON.stringify(item.payload), await load(bare, { path: item.path, headers: item.headers }));
-      }
-    } finally {
-      await bare.stop();
-      running.delete(bare);
-    }
+/** The bare Fastify server answering every item's path with the payload the gateway gave for it. */
+async function startBare(items) {
+  const file = path.join(tmpRoot, `bare-${++loadCounter}.json`);
+  writeFileSync(file, JSON.stringify(Object.fromEntries(items.map((i) => [i.path, i.payload]))));
+  const port = await freePort();
+  const bare = await startService('bare fastify', [path.join(BENCH, 'lib/bare.mjs'), file, String(port)], {
+    port,
+    core: 0,
+  });
+  running.add(bare);
+  for (const item of items) {
+    const check = await capture(bare, item);
+    if (JSON.stringify(check) !== JSON.stringify(item.payload)) throw new Error(`bare server: ${item.path} differs`);
   }
-  for (const item of items)
-    record(item.id, item.label, item.kind, 'bare', bareByPayload.get(JSON.stringify(item.payload)));
+  return bare;
+}
+
+/** Prism mocking the bundled spec (its examples). */
+async function startPrism() {
+  log('[prism] starting the mock …');
+  const port = await freePort();
+  const prism = await startService(
+    'prism mock',
+    [PRISM_CLI, 'mock', BUNDLED_SPEC, '--host', '127.0.0.1', '--port', String(port), '-v', 'error'],
+    { port, core: 0, timeoutMs: 120_000 },
+  );
+  running.add(prism);
+  return prism;
+}
+
+async function stopAll(services) {
+  for (const service of services) {
+    await service.stop();
+    running.delete(service);
+  }
 }
 
 async function runStore(store, databaseUrl, dataDir, grants) {
@@ -440,23 +457,38 @@ async function runStore(store, databaseUrl, dataDir, grants) {
   );
   const gateway = await launchGateway(store, env);
   log(`[${store}] gateway up at ${gateway.url} (pid ${gateway.pid})`);
-  const bareItems = [];
+  const baselines = [];
   try {
-    // Public reads (SQLite, the embedded default).
-    const publicItems = PUBLIC.filter((p) => ids.includes(p.id));
-    for (const item of publicItems) {
-      const payload = await capture(gateway, item);
-      record(item.id, item.label, 'public', 'gateway', await load(gateway, item));
-      bareItems.push({ ...item, kind: 'public', payload });
+    // What each read answers, from the gateway: the bare server serves the same payloads.
+    const items = [];
+    for (const item of PUBLIC.filter((p) => ids.includes(p.id))) {
+      items.push({ ...item, kind: 'public', payload: await capture(gateway, item) });
     }
-    // Signed-in pages.
     if (ids.some((id) => GROUPS.pages(id))) {
       const token = await signIn(gateway, dataset.signedInSeed);
       for (const item of pagesOf(store, dataset, token).filter((p) => ids.includes(p.id))) {
-        const payload = await capture(gateway, item, item.expect);
-        record(item.id, item.label, 'pages', 'gateway', await load(gateway, item));
-        bareItems.push({ ...item, kind: 'pages', payload });
+        items.push({ ...item, kind: 'pages', payload: await capture(gateway, item, item.expect) });
       }
+    }
+    // Public reads (SQLite, the embedded default) and signed-in pages, each with its baselines side by side:
+    // the gateway, the bare route and (public reads) Prism, their rounds alternating.
+    if (items.length > 0) {
+      const bare = await startBare(items);
+      baselines.push(bare);
+      const prism = items.some((item) => item.kind === 'public') ? await startPrism() : null;
+      if (prism) baselines.push(prism);
+      for (const item of items) {
+        const withPrism = item.kind === 'public' && prism !== null;
+        if (withPrism) await capture(prism, item);
+        const [onGateway, onBare, onPrism] = await loadSideBySide(
+          withPrism ? [gateway, bare, prism] : [gateway, bare],
+          item,
+        );
+        record(item.id, item.label, item.kind, 'gateway', onGateway);
+        record(item.id, item.label, item.kind, 'bare', onBare);
+        if (onPrism) record(item.id, item.label, item.kind, 'prism', onPrism);
+      }
+      await stopAll(baselines.splice(0));
     }
     // The typed client against a raw fetch (in-process, pinned to core 1).
     if (ids.includes('client')) {
@@ -499,29 +531,8 @@ async function runStore(store, databaseUrl, dataDir, grants) {
       );
     }
   } finally {
+    await stopAll(baselines);
     await gateway.stop();
-  }
-  if (bareItems.length > 0) await measureBare(bareItems);
-  // Prism serving the same public operations (its examples).
-  const prismItems = bareItems.filter((i) => i.kind === 'public');
-  if (prismItems.length > 0) {
-    log('[prism] starting the mock …');
-    const port = await freePort();
-    const prism = await startService(
-      'prism mock',
-      [PRISM_CLI, 'mock', BUNDLED_SPEC, '--host', '127.0.0.1', '--port', String(port), '-v', 'error'],
-      { port, core: 0, timeoutMs: 120_000 },
-    );
-    running.add(prism);
-    try {
-      for (const item of prismItems) {
-        await capture(prism, item);
-        record(item.id, item.label, 'public', 'prism', await load(prism, item));
-      }
-    } finally {
-      await prism.stop();
-      running.delete(prism);
-    }
   }
 }
 

@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 /**
- * The load generator: one autocannon run per round, in its own process so that it can be pinned to its
- * own core (`taskset -c 1 node bench/lib/load.mjs config.json`). A warm-up run first (not counted), then
- * `rounds` counted runs. Latency percentiles are computed from every response's own time (autocannon's
- * histogram has 1 ms resolution). With `serverPid`, each counted round also reports the server process's
+ * The load generator: autocannon runs in their own process, so that it can be pinned to its own core
+ * (`taskset -c 1 node bench/lib/load.mjs config.json`). The same request goes to every target (the gateway
+ * and its baselines, all running at once): a warm-up run against each first (not counted), then `rounds`
+ * counted rounds, each one run per target, the order reversed every other round. Side by side round by
+ * round, a slow spell of the shared machine falls on every target alike instead of on whichever was
+ * measured then. Latency percentiles are computed from every response's own time (autocannon's histogram
+ * has 1 ms resolution). With a target's `serverPid`, each of its rounds also reports the server process's
  * CPU time per request (user + system, from /proc/<pid>/stat around the round): steadier than req/s on a
  * shared machine, since time the server spends waiting for its core does not count. Prints one JSON object
- * on stdout.
+ * on stdout: `{ targets: [{ warmup, rounds }], window }`, in the order of `targets`.
  *
- * config: { url, method?, headers?, body?, bodies?: string[] (cycled, one per request), connections,
- *           warmupSeconds, roundSeconds, rounds, serverPid? }
+ * config: { targets: [{ url, serverPid? }], path, method?, headers?, body?, bodies?: string[] (cycled, one
+ *           per request), connections, warmupSeconds, roundSeconds, rounds }
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -42,11 +45,11 @@ const requests = bodies
     ]
   : undefined;
 
-function run(seconds, record, amount) {
+function run(target, seconds, record, amount) {
   const latencies = [];
   const instance = autocannon({
     ...(amount ? { amount } : { duration: seconds }),
-    url: config.url,
+    url: `${target.url}${config.path}`,
     method: config.method ?? 'GET',
     headers: config.headers ?? {},
     ...(config.body !== undefined ? { body: config.body } : {}),
@@ -80,19 +83,30 @@ function run(seconds, record, amount) {
   });
 }
 
+const targets = config.targets;
 // Cycled bodies (token grants): every one of them is sent once before anything counts, so that the
 // counted rounds see the same (warm) server state whatever the request rate.
-if (bodies) await run(0, false, bodies.length);
-const warmup = config.warmupSeconds > 0 ? await run(config.warmupSeconds, false) : null;
-const rounds = [];
+if (bodies) for (const target of targets) await run(target, 0, false, bodies.length);
+const results = [];
+for (const target of targets) {
+  results.push({
+    warmup: config.warmupSeconds > 0 ? await run(target, config.warmupSeconds, false) : null,
+    rounds: [],
+  });
+}
 // The counted window on the monotonic clock, in µs: the time base of V8 CPU profiles (--profile).
 const windowStart = Number(process.hrtime.bigint() / 1000n);
 for (let i = 0; i < config.rounds; i++) {
-  const before = cpuUs(config.serverPid);
-  const round = await run(config.roundSeconds, true);
-  const after = cpuUs(config.serverPid);
-  round.serverCpuUsPerRequest = before === null || after === null ? null : (after - before) / round.requests;
-  rounds.push(round);
+  const order = targets.map((_, index) => index);
+  if (i % 2 === 1) order.reverse();
+  for (const index of order) {
+    const serverPid = targets[index].serverPid;
+    const before = cpuUs(serverPid);
+    const round = await run(targets[index], config.roundSeconds, true);
+    const after = cpuUs(serverPid);
+    round.serverCpuUsPerRequest = before === null || after === null ? null : (after - before) / round.requests;
+    results[index].rounds.push(round);
+  }
 }
 const window = { startUs: windowStart, endUs: Number(process.hrtime.bigint() / 1000n) };
-process.stdout.write(`${JSON.stringify({ warmup, rounds, window })}\n`);
+process.stdout.write(`${JSON.stringify({ targets: results, window })}\n`);
