@@ -59,6 +59,7 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const statementName = statementNames();
     return storeOf(
       db,
       'postgres',
@@ -67,6 +68,7 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
           text: query.sql,
           values: query.parameters as unknown[],
           rowMode: 'array',
+          name: statementName(query.sql),
         });
         return (result.rows as unknown[][]).map((row) => row[0]);
       },
@@ -98,6 +100,25 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
       db.connection().execute(async () => plucking(query.sql).all(...(query.parameters as unknown[])) as unknown[]),
     () => ({ total: 1, idle: 1, waiting: 0 }),
   );
+}
+
+/**
+ * Names for PostgreSQL prepared statements by source text. A named statement is parsed and planned once per
+ * connection and then only bound and executed: for a list page that halves the database's CPU time per
+ * page (parse, analysis and planning cost more than reading 101 rows by index). The texts are the few
+ * shapes of the page queries (values are parameters), so names are given to the first `size` texts only
+ * and anything beyond runs unnamed, as every other query does.
+ */
+export function statementNames(size = 100): (source: string) => string | undefined {
+  const names = new Map<string, string>();
+  return (source) => {
+    let name = names.get(source);
+    if (name === undefined && names.size < size) {
+      name = `gateway_page_${names.size + 1}`;
+      names.set(source, name);
+    }
+    return name;
+  };
 }
 
 /** The most recent `size` prepared statements by source text. */

@@ -19,8 +19,11 @@ export interface TestStore {
   close(): Promise<void>;
 }
 
-/** `migrate: false` leaves the database empty (for tests of the migrations themselves). */
-export async function createTestStore(kind: DatabaseKind, { migrate = true } = {}): Promise<TestStore> {
+/**
+ * `migrate: false` leaves the database empty (for tests of the migrations themselves); `poolSize` (PostgreSQL)
+ * is the pool's size, 1 to see one connection's state.
+ */
+export async function createTestStore(kind: DatabaseKind, { migrate = true, poolSize = 8 } = {}): Promise<TestStore> {
   if (kind === 'sqlite') {
     const dir = mkdtempSync(path.join(tmpdir(), 'gateway-store-'));
     const url = `sqlite:${path.join(dir, 'test.db')}`;
@@ -46,14 +49,14 @@ export async function createTestStore(kind: DatabaseKind, { migrate = true } = {
   await admin.connect();
   await admin.query(`create schema ${schema}`);
   await admin.end();
-  const store = openStore(TEST_POSTGRES_URL, { schema, poolSize: 8 });
+  const store = openStore(TEST_POSTGRES_URL, { schema, poolSize });
   if (migrate) await store.migrate();
   const extra: Store[] = [];
   return {
     kind,
     store,
     reopen: () => {
-      const s = openStore(TEST_POSTGRES_URL, { schema, poolSize: 8 });
+      const s = openStore(TEST_POSTGRES_URL, { schema, poolSize });
       extra.push(s);
       return s;
     },

@@ -1,0 +1,95 @@
+/**
+ * On PostgreSQL, list pages are read with named prepared statements: each page query is parsed and planned
+ * once per connection, then only bound and executed (store/store.ts `statementNames`).
+ */
+import { CompiledQuery, sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listMovements, listTrades, upsertMovements } from '../../src/store/feeds.js';
+import type { MovementRecord } from '../../src/store/schema.js';
+import { statementNames } from '../../src/store/store.js';
+import { createTestStore, type TestStore } from '../support/databases.js';
+
+const movementOf = (i: number): MovementRecord => ({
+  id: `prepared-${String(i).padStart(2, '0')}`,
+  account: 'prepared-account',
+  direction: 'deposit',
+  status: 'confirmed',
+  source_platform_id: 'ETH',
+  destination_platform_id: 'WAVES',
+  currency_id: 'USDT',
+  amount: `${i}.5`,
+  fee: '0',
+  created_at: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString(),
+  updated_at: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString(),
+  recipient_address: 'recipient',
+  transactions: '[]',
+});
+
+describe('page reads on PostgreSQL', () => {
+  let t: TestStore;
+  // One connection, so that the statements it has prepared can be listed.
+  beforeAll(async () => {
+    t = await createTestStore('postgres', { poolSize: 1 });
+    await upsertMovements(
+      t.store.db,
+      Array.from({ length: 7 }, (_, i) => movementOf(i)),
+    );
+  });
+  afterAll(() => t.close());
+
+  const prepared = async () =>
+    (
+      await sql<{
+        name: string;
+        statement: string;
+      }>`select name, statement from pg_prepared_statements order by name`.execute(t.store.db)
+    ).rows;
+
+  it('prepares a page query once and reuses it, with the same answers', async () => {
+    const query = { account: 'prepared-account', limit: 3, after: null };
+    const first = await listMovements(t.store, query);
+    const statements = await prepared();
+    expect(statements).toHaveLength(1);
+    expect(statements[0]?.name).toBe('gateway_page_1');
+    expect(statements[0]?.statement).toMatch(/from "movements"/);
+
+    // The same shape with other values, and the next page (another shape): one more statement, not two.
+    const again = await listMovements(t.store, query);
+    expect(again).toEqual(first);
+    const next = await listMovements(t.store, { ...query, after: first.last ?? null });
+    expect(next.documents.map((d) => JSON.parse(d).id)).toEqual(['prepared-03', 'prepared-02', 'prepared-01']);
+    const other = await listMovements(t.store, { ...query, after: next.last ?? null });
+    expect(other.documents.map((d) => JSON.parse(d).id)).toEqual(['prepared-00']);
+    expect((await prepared()).map((s) => s.name)).toEqual(['gateway_page_1', 'gateway_page_2']);
+
+    await listTrades(t.store, {
+      address: 'nobody',
+      amountCurrencyId: 'WAVES',
+      priceCurrencyId: 'USDT',
+      from: null,
+      before: null,
+      sort: 'asc',
+      limit: 10,
+      after: null,
+    });
+    expect((await prepared()).map((s) => s.name)).toEqual(['gateway_page_1', 'gateway_page_2', 'gateway_page_3']);
+  });
+
+  it('names a bounded number of texts; the rest run unnamed and still answer', async () => {
+    const name = statementNames(2);
+    expect([name('a'), name('b'), name('a'), name('c'), name('b')]).toEqual([
+      'gateway_page_1',
+      'gateway_page_2',
+      'gateway_page_1',
+      undefined,
+      'gateway_page_2',
+    ]);
+    // Through the store: more distinct texts than it names (100) all answer.
+    const before = (await prepared()).length;
+    for (let i = 0; i < 105; i++) {
+      expect(await t.store.firstColumn(CompiledQuery.raw(`select $1::int + ${i}`, [1]))).toEqual([1 + i]);
+    }
+    expect((await prepared()).length).toBe(100);
+    expect(before).toBeLessThan(100);
+  });
+});
