@@ -154,7 +154,11 @@ describe.each(DATABASES)('upgrading a %s store that holds rows from before docum
         values (${deal.address}, ${deal.id}, ${deal.amount_currency_id}, ${deal.price_currency_id}, ${deal.type},
         ${deal.timestamp}, ${deal.amount}, ${deal.price})`.execute(db);
 
-      expect(await t.store.migrate()).toEqual(['0004_feed_documents', 'documents of 2 rows rendered']);
+      expect(await t.store.migrate()).toEqual([
+        '0004_feed_documents',
+        '0005_movements_page',
+        'documents of 2 rows rendered',
+      ]);
       expect(await t.store.db.selectFrom('movements').select('document').execute()).toEqual([
         { document: movementDocument(row) },
       ]);
