@@ -14,7 +14,7 @@ import { addressFromEthAddress, addressFromPublicKey, type ChainId, chainIdByte 
 import { PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, verifyLedgerSignature } from '../crypto/curve25519.js';
 import { ETH_SIGNATURE_LENGTH, eip712Digest, parseEthAddress, recoverSigner } from '../crypto/ethereum.js';
 import { ApiError } from '../errors.js';
-import { createTokenFamily, spendRefreshToken, storeRefreshToken } from '../store/accounts.js';
+import { type RefreshTokenRow, spendRefreshToken, startTokenFamily, storeRefreshToken } from '../store/accounts.js';
 import type { Database } from '../store/schema.js';
 
 /** The longest a signed expiry may lie ahead (one week), and the clock skew tolerated on top of it. */
@@ -161,22 +161,33 @@ function signAccessToken(claims: IssuedClaims, expiry: number, settings: TokenSe
 
 const base64url = (text: string) => Buffer.from(text).toString('base64url');
 
-async function issuePair(
-  db: Kysely<Database>,
+/** A new refresh token of the family: the row to store (its hash, with the claims it reissues) and the token. */
+function newRefreshToken(
   settings: TokenSettings,
   claims: IssuedClaims,
   familyId: string,
+  now: number,
+): { token: string; row: RefreshTokenRow } {
+  const token = `rt_${randomBytes(32).toString('base64url')}`;
+  return {
+    token,
+    row: {
+      tokenHash: hashToken(token),
+      familyId,
+      claims: JSON.stringify(claims),
+      expiresAt: iso(now + settings.refreshTokenTtl),
+      now: iso(now),
+    },
+  };
+}
+
+function pairOf(
+  settings: TokenSettings,
+  claims: IssuedClaims,
+  refreshToken: string,
   expiry: number,
   now: number,
-): Promise<TokenPair> {
-  const refreshToken = `rt_${randomBytes(32).toString('base64url')}`;
-  await storeRefreshToken(db, {
-    tokenHash: hashToken(refreshToken),
-    familyId,
-    claims: JSON.stringify(claims),
-    expiresAt: iso(now + settings.refreshTokenTtl),
-    now: iso(now),
-  });
+): TokenPair {
   return {
     access_token: signAccessToken(claims, expiry, settings, now),
     token_type: 'bearer',
@@ -201,9 +212,10 @@ export async function issueForPassword(
     cid: grant.clientId,
     lt: expiry - now,
   };
-  const familyId = randomUUID();
-  await createTokenFamily(db, familyId, address, iso(now));
-  return issuePair(db, settings, claims, familyId, expiry, now);
+  // The family and its first refresh token are written together or not at all.
+  const refresh = newRefreshToken(settings, claims, randomUUID(), now);
+  await startTokenFamily(db, address, refresh.row);
+  return pairOf(settings, claims, refresh.token, expiry, now);
 }
 
 /** The refresh_token grant: spend the token once and issue a new pair with the same lifetime, from now. */
@@ -220,7 +232,9 @@ export async function issueForRefreshToken(
   if (!outcome.ok) throw new ApiError('invalid_refresh_token');
   const claims = JSON.parse(outcome.claims) as IssuedClaims;
   if (claims.cid !== grant.clientId) throw new ApiError('invalid_refresh_token');
-  return issuePair(db, settings, claims, outcome.familyId, now + claims.lt, now);
+  const refresh = newRefreshToken(settings, claims, outcome.familyId, now);
+  await storeRefreshToken(db, refresh.row);
+  return pairOf(settings, claims, refresh.token, now + claims.lt, now);
 }
 
 const unauthorized = () => new ApiError('invalid_access_token');

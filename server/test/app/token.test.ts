@@ -2,6 +2,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { CLOCK_SKEW_SECONDS, MAX_LIFETIME_SECONDS } from '../../src/domain/tokens.js';
@@ -276,6 +277,39 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
       });
       expect(codeOf(afterRace)).toBe(11308);
     }
+  });
+
+  it('a password grant whose refresh token cannot be stored leaves no token family behind', async () => {
+    const count = async () =>
+      Number(
+        (
+          await t.store.db
+            .selectFrom('token_families')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await count();
+    // The second write of the grant fails (as a full disk or a lost connection would).
+    const refuse =
+      kind === 'sqlite'
+        ? [sql`create trigger refuse_refresh before insert on refresh_tokens begin select raise(abort, 'refused'); end`]
+        : [
+            sql`create function refuse_refresh() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`,
+            sql`create trigger refuse_refresh before insert on refresh_tokens for each row execute function refuse_refresh()`,
+          ];
+    for (const statement of refuse) await statement.execute(t.store.db);
+    try {
+      const response = await tokenRequest(t, passwordGrant(me.username, me.password(now() + 600)));
+      expect(response.statusCode, response.body).toBe(500);
+      expect(await count()).toBe(before);
+    } finally {
+      await sql`drop trigger refuse_refresh${kind === 'sqlite' ? sql`` : sql` on refresh_tokens`}`.execute(t.store.db);
+      if (kind === 'postgres') await sql`drop function refuse_refresh()`.execute(t.store.db);
+    }
+    const response = await tokenRequest(t, passwordGrant(me.username, me.password(now() + 600)));
+    expect(response.statusCode, response.body).toBe(200);
+    expect(await count()).toBe(before + 1);
   });
 
   it('another instance accepts the token (verification needs no database state)', async () => {
