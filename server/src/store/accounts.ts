@@ -3,7 +3,8 @@
  * "read, else insert the next index, retry on conflict": unique constraints decide races, so the same
  * account always gets the same address, and no two accounts share one, across instances too.
  */
-import { type Kysely, PostgresAdapter, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { isPostgres } from './dialect.js';
 import type { Database } from './schema.js';
 
 const MAX_ATTEMPTS = 20;
@@ -116,7 +117,7 @@ export interface RefreshTokenRow {
  */
 export async function startTokenFamily(db: Kysely<Database>, account: string, token: RefreshTokenRow): Promise<void> {
   const family = { id: token.familyId, account, revoked_at: null, created_at: token.now };
-  if (db.getExecutor().adapter instanceof PostgresAdapter) {
+  if (isPostgres(db)) {
     await db
       .with('family', (q) => q.insertInto('token_families').values(family).returning('id'))
       .insertInto('refresh_tokens')
