@@ -26,6 +26,8 @@ export interface paths {
          *     lifetime, from now) and stops working. Presenting it again, later or concurrently, revokes every refresh
          *     token issued from the same sign-in (reuse detection): of two concurrent refreshes one succeeds, and its
          *     new refresh token is revoked too. Access tokens already issued stay valid until their `expires_in`.
+         *     A refresh token works only with the `client_id` it was issued to; presented with another one it is
+         *     refused and stays as it was. A refresh that fails (a server error) leaves the token unspent.
          *
          *     The parameters are form-encoded in the body (`application/x-www-form-urlencoded`). Deployed clients
          *     send them in the query string instead, with an empty body (possibly labelled `application/json`);

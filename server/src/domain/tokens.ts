@@ -9,13 +9,18 @@ import { createHash, type KeyObject, randomBytes, randomUUID, sign } from 'node:
 import { hexToBytes } from '@noble/curves/utils.js';
 import bs58 from 'bs58';
 import { errors as joseErrors, jwtVerify } from 'jose';
-import type { Kysely } from 'kysely';
 import { addressFromEthAddress, addressFromPublicKey, type ChainId, chainIdByte } from '../crypto/address.js';
 import { PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, verifyLedgerSignature } from '../crypto/curve25519.js';
 import { ETH_SIGNATURE_LENGTH, eip712Digest, parseEthAddress, recoverSigner } from '../crypto/ethereum.js';
 import { ApiError } from '../errors.js';
-import { type RefreshTokenRow, spendRefreshToken, startTokenFamily, storeRefreshToken } from '../store/accounts.js';
-import type { Database } from '../store/schema.js';
+import {
+  findRefreshToken,
+  type RefreshTokenRow,
+  replaceRefreshToken,
+  revokeTokenFamily,
+  startTokenFamily,
+} from '../store/accounts.js';
+import type { Store } from '../store/store.js';
 
 /** The longest a signed expiry may lie ahead (one week), and the clock skew tolerated on top of it. */
 export const MAX_LIFETIME_SECONDS = 604_800;
@@ -198,7 +203,7 @@ function pairOf(
 
 /** The password grant: verify, then issue an access token expiring at the signed expiry and a refresh token. */
 export async function issueForPassword(
-  db: Kysely<Database>,
+  store: Store,
   settings: TokenSettings,
   grant: PasswordGrant,
   now: number,
@@ -214,13 +219,18 @@ export async function issueForPassword(
   };
   // The family and its first refresh token are written together or not at all.
   const refresh = newRefreshToken(settings, claims, randomUUID(), now);
-  await startTokenFamily(db, address, refresh.row);
+  await startTokenFamily(store, address, refresh.row);
   return pairOf(settings, claims, refresh.token, expiry, now);
 }
 
-/** The refresh_token grant: spend the token once and issue a new pair with the same lifetime, from now. */
+/**
+ * The refresh_token grant: spend the token once and issue a new pair with the same lifetime, from now.
+ * Presenting a spent token again, concurrently or later, revokes its whole family (OAuth 2.0 Security BCP),
+ * including the pair the winner was just given. A token presented with another client id is refused and
+ * left as it was: only its own client can spend it.
+ */
 export async function issueForRefreshToken(
-  db: Kysely<Database>,
+  store: Store,
   settings: TokenSettings,
   grant: { scope: string; clientId: string; refreshToken: string },
   now: number,
@@ -228,13 +238,20 @@ export async function issueForRefreshToken(
   if (grant.scope !== SCOPE) throw new ApiError('invalid_scope');
   if (!settings.clientIds.includes(grant.clientId)) throw new ApiError('invalid_client');
   if (!/^rt_[A-Za-z0-9_-]{43}$/.test(grant.refreshToken)) throw new ApiError('invalid_refresh_token');
-  const outcome = await spendRefreshToken(db, hashToken(grant.refreshToken), iso(now));
-  if (!outcome.ok) throw new ApiError('invalid_refresh_token');
-  const claims = JSON.parse(outcome.claims) as IssuedClaims;
-  if (claims.cid !== grant.clientId) throw new ApiError('invalid_refresh_token');
-  const refresh = newRefreshToken(settings, claims, outcome.familyId, now);
-  await storeRefreshToken(db, refresh.row);
-  return pairOf(settings, claims, refresh.token, now + claims.lt, now);
+  const tokenHash = hashToken(grant.refreshToken);
+  const stored = await findRefreshToken(store.db, tokenHash);
+  if (!stored || stored.familyRevokedAt !== null) throw new ApiError('invalid_refresh_token');
+  if (stored.usedAt === null) {
+    const claims = JSON.parse(stored.claims) as IssuedClaims;
+    if (claims.cid !== grant.clientId || stored.expiresAt <= iso(now)) throw new ApiError('invalid_refresh_token');
+    const refresh = newRefreshToken(settings, claims, stored.familyId, now);
+    if (await replaceRefreshToken(store, tokenHash, refresh.row)) {
+      return pairOf(settings, claims, refresh.token, now + claims.lt, now);
+    }
+  }
+  // Spent already (now, by a concurrent request, or before): a reuse.
+  await revokeTokenFamily(store.db, stored.familyId, iso(now));
+  throw new ApiError('invalid_refresh_token');
 }
 
 const unauthorized = () => new ApiError('invalid_access_token');

@@ -25,14 +25,14 @@ export const tokenHandlers: Pick<HandlerMap<Context>, 'createToken'> = {
     const pair =
       grantType === 'password'
         ? await issueForPassword(
-            context.db,
+            context.store,
             context.tokens,
             { scope, clientId, username: required(params, 'username'), password: required(params, 'password') },
             now,
           )
         : grantType === 'refresh_token'
           ? await issueForRefreshToken(
-              context.db,
+              context.store,
               context.tokens,
               { scope, clientId, refreshToken: required(params, 'refresh_token') },
               now,

@@ -6,6 +6,7 @@
 import { type Kysely, sql } from 'kysely';
 import { isPostgres } from './dialect.js';
 import type { Database } from './schema.js';
+import type { Store } from './store.js';
 
 const MAX_ATTEMPTS = 20;
 
@@ -109,13 +110,25 @@ export interface RefreshTokenRow {
   now: string;
 }
 
+/** The refresh token row as an insert (the grants build it once, and only run it together with another). */
+const insertRefreshToken = (db: Kysely<Database>, row: RefreshTokenRow) =>
+  db.insertInto('refresh_tokens').values({
+    token_hash: row.tokenHash,
+    family_id: row.familyId,
+    claims: row.claims,
+    expires_at: row.expiresAt,
+    used_at: null,
+    created_at: row.now,
+  });
+
 /**
  * A new token family with its first refresh token, written together or not at all. On PostgreSQL it is one
  * statement (the family inserted in a `WITH`): one round trip and one commit, where a transaction around two
  * inserts took four round trips and cost the gateway about 300 µs more CPU per sign-in. SQLite has no
  * inserts in `WITH`; a transaction there is in-process and costs nothing measurable.
  */
-export async function startTokenFamily(db: Kysely<Database>, account: string, token: RefreshTokenRow): Promise<void> {
+export async function startTokenFamily(store: Store, account: string, token: RefreshTokenRow): Promise<void> {
+  const { db } = store;
   const family = { id: token.familyId, account, revoked_at: null, created_at: token.now };
   if (isPostgres(db)) {
     await db
@@ -137,64 +150,68 @@ export async function startTokenFamily(db: Kysely<Database>, account: string, to
       .execute();
     return;
   }
-  await db.transaction().execute(async (trx) => {
-    await trx.insertInto('token_families').values(family).execute();
-    await storeRefreshToken(trx, token);
-  });
+  const written = await store.allOrNothing([
+    db.insertInto('token_families').values(family).compile(),
+    insertRefreshToken(db, token).compile(),
+  ]);
+  if (!written) throw new Error('the token family was not written');
 }
 
-export async function storeRefreshToken(db: Kysely<Database>, row: RefreshTokenRow): Promise<void> {
-  await db
-    .insertInto('refresh_tokens')
-    .values({
-      token_hash: row.tokenHash,
-      family_id: row.familyId,
-      claims: row.claims,
-      expires_at: row.expiresAt,
-      used_at: null,
-      created_at: row.now,
-    })
-    .execute();
+/** A stored refresh token and the state of its family. */
+export interface StoredRefreshToken {
+  familyId: string;
+  claims: string;
+  expiresAt: string;
+  usedAt: string | null;
+  familyRevokedAt: string | null;
 }
 
-export type RefreshOutcome =
-  | { ok: true; familyId: string; claims: string }
-  | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' };
-
-/**
- * Spends a refresh token once. The conditional update decides between concurrent spenders (exactly one
- * wins); presenting a spent token again, concurrently or later, revokes its whole family (OAuth 2.0
- * Security BCP), including the pair the winner was just given.
- */
-export async function spendRefreshToken(db: Kysely<Database>, tokenHash: string, now: string): Promise<RefreshOutcome> {
+export async function findRefreshToken(db: Kysely<Database>, tokenHash: string): Promise<StoredRefreshToken | null> {
   const row = await db
     .selectFrom('refresh_tokens as r')
     .innerJoin('token_families as f', 'f.id', 'r.family_id')
-    .select(['r.family_id', 'r.claims', 'r.expires_at', 'r.used_at', 'f.revoked_at'])
+    .select([
+      'r.family_id as familyId',
+      'r.claims',
+      'r.expires_at as expiresAt',
+      'r.used_at as usedAt',
+      'f.revoked_at as familyRevokedAt',
+    ])
     .where('r.token_hash', '=', tokenHash)
     .executeTakeFirst();
-  if (!row) return { ok: false, reason: 'unknown' };
-  if (row.revoked_at !== null) return { ok: false, reason: 'revoked' };
-  if (row.used_at === null && row.expires_at <= now) return { ok: false, reason: 'expired' };
-  const spent =
-    row.used_at === null
-      ? await db
-          .updateTable('refresh_tokens')
-          .set({ used_at: now })
-          .where('token_hash', '=', tokenHash)
-          .where('used_at', 'is', null)
-          // The family's state is part of the one atomic decision: no check after the spend.
-          .where('family_id', 'in', (eb) =>
-            eb.selectFrom('token_families').select('id').where('revoked_at', 'is', null),
-          )
-          .executeTakeFirst()
-      : undefined;
-  if (spent && Number(spent.numUpdatedRows) === 1) return { ok: true, familyId: row.family_id, claims: row.claims };
+  return row ?? null;
+}
+
+/**
+ * Spends a refresh token and stores its successor, together or not at all: true when this call spent it.
+ * The conditional update decides between concurrent spenders (exactly one wins), and the family's state is
+ * part of that one decision. A failure to store the successor leaves the token unspent, so its holder can
+ * try again instead of having to sign in anew.
+ */
+export async function replaceRefreshToken(
+  store: Store,
+  tokenHash: string,
+  successor: RefreshTokenRow,
+): Promise<boolean> {
+  const { db } = store;
+  return store.allOrNothing([
+    db
+      .updateTable('refresh_tokens')
+      .set({ used_at: successor.now })
+      .where('token_hash', '=', tokenHash)
+      .where('used_at', 'is', null)
+      .where('family_id', 'in', (eb) => eb.selectFrom('token_families').select('id').where('revoked_at', 'is', null))
+      .compile(),
+    insertRefreshToken(db, successor).compile(),
+  ]);
+}
+
+/** Revokes a token family (OAuth 2.0 Security BCP: a spent refresh token presented again). */
+export async function revokeTokenFamily(db: Kysely<Database>, familyId: string, now: string): Promise<void> {
   await db
     .updateTable('token_families')
     .set({ revoked_at: now })
-    .where('id', '=', row.family_id)
+    .where('id', '=', familyId)
     .where('revoked_at', 'is', null)
     .execute();
-  return { ok: false, reason: 'reused' };
 }

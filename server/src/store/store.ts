@@ -26,6 +26,13 @@ export interface Store {
    * pages read their documents this way (a driver's per-row and per-value cost is most of a page's time).
    */
   firstColumn(query: CompiledQuery): Promise<unknown[]>;
+  /**
+   * Runs `statements` in order in one transaction and commits only if every one of them changed at least
+   * one row; otherwise nothing is kept and the answer is false (a failure rolls back and throws). On SQLite
+   * the transaction runs synchronously (BEGIN IMMEDIATE), so no other query of this process comes between
+   * its statements.
+   */
+  allOrNothing(statements: readonly CompiledQuery[]): Promise<boolean>;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   /** Connections of the pool by state. */
@@ -72,6 +79,29 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
         });
         return (result.rows as unknown[][]).map((row) => row[0]);
       },
+      async (statements) => {
+        const client = await pool.connect();
+        let failure: unknown;
+        try {
+          await client.query('begin');
+          for (const statement of statements) {
+            const result = await client.query(statement.sql, statement.parameters as unknown[]);
+            if (!result.rowCount) {
+              await client.query('rollback');
+              return false;
+            }
+          }
+          await client.query('commit');
+          return true;
+        } catch (error) {
+          failure = error;
+          await client.query('rollback').catch(() => {});
+          throw error;
+        } finally {
+          // A connection that failed mid-transaction is not given back to the pool.
+          client.release(failure instanceof Error && !('severity' in failure) ? failure : undefined);
+        }
+      },
       () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       options.schema,
     );
@@ -98,6 +128,21 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
     // Through Kysely's connection, so that it waits its turn like every other query (one connection).
     (query) =>
       db.connection().execute(async () => plucking(query.sql).all(...(query.parameters as unknown[])) as unknown[]),
+    (statements) =>
+      db.connection().execute(async () => {
+        const run = sqlite.transaction(() => {
+          for (const statement of statements) {
+            if (prepared(statement.sql).run(...(statement.parameters as unknown[])).changes === 0) throw noChange;
+          }
+        });
+        try {
+          run.immediate();
+          return true;
+        } catch (error) {
+          if (error === noChange) return false;
+          throw error;
+        }
+      }),
     () => ({ total: 1, idle: 1, waiting: 0 }),
   );
 }
@@ -135,10 +180,14 @@ function statementCache(prepare: (source: string) => SqliteDatabase.Statement, s
   };
 }
 
+/** Thrown inside a SQLite transaction to roll it back when a statement changed nothing. */
+const noChange = new Error('a statement changed no row');
+
 function storeOf(
   db: Kysely<Database>,
   dialect: DialectName,
   firstColumn: Store['firstColumn'],
+  allOrNothing: Store['allOrNothing'],
   poolState: Store['poolState'],
   schema?: string,
 ): Store {
@@ -146,6 +195,7 @@ function storeOf(
     db,
     dialect,
     firstColumn,
+    allOrNothing,
     poolState,
     async migrate() {
       const applied = await migrateToLatest(db as Kysely<unknown>, schema);

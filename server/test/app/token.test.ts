@@ -230,15 +230,20 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
     expect(codeOf(afterReuse)).toBe(11308);
   });
 
-  it('a refresh token only works with its own client id', async () => {
+  const refreshGrant = (refreshToken: string, clientId = 'waves.exchange') => ({
+    grant_type: 'refresh_token',
+    scope: 'general',
+    client_id: clientId,
+    refresh_token: refreshToken,
+  });
+
+  it('a refresh token only works with its own client id, and another client cannot spend it', async () => {
     const first = await signIn(t.app, me, now() + 600);
-    const other = await tokenRequest(t, {
-      grant_type: 'refresh_token',
-      scope: 'general',
-      client_id: 'wx.network',
-      refresh_token: first.refresh_token,
-    });
+    const other = await tokenRequest(t, refreshGrant(first.refresh_token, 'wx.network'));
     expect(codeOf(other)).toBe(11308);
+    // Refused, not spent: its own client still refreshes with it (once).
+    const own = await tokenRequest(t, refreshGrant(first.refresh_token));
+    expect(own.statusCode, own.body).toBe(200);
   });
 
   it('two concurrent refreshes of one token: exactly one succeeds (also across two instances)', async () => {
@@ -279,6 +284,24 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
     }
   });
 
+  /** Makes every insert into refresh_tokens fail (as a full disk or a lost connection would) during `run`. */
+  async function refusingRefreshTokens(run: () => Promise<void>) {
+    const refuse =
+      kind === 'sqlite'
+        ? [sql`create trigger refuse_refresh before insert on refresh_tokens begin select raise(abort, 'refused'); end`]
+        : [
+            sql`create function refuse_refresh() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`,
+            sql`create trigger refuse_refresh before insert on refresh_tokens for each row execute function refuse_refresh()`,
+          ];
+    for (const statement of refuse) await statement.execute(t.store.db);
+    try {
+      await run();
+    } finally {
+      await sql`drop trigger refuse_refresh${kind === 'sqlite' ? sql`` : sql` on refresh_tokens`}`.execute(t.store.db);
+      if (kind === 'postgres') await sql`drop function refuse_refresh()`.execute(t.store.db);
+    }
+  }
+
   it('a password grant whose refresh token cannot be stored leaves no token family behind', async () => {
     const count = async () =>
       Number(
@@ -290,26 +313,27 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
         ).n,
       );
     const before = await count();
-    // The second write of the grant fails (as a full disk or a lost connection would).
-    const refuse =
-      kind === 'sqlite'
-        ? [sql`create trigger refuse_refresh before insert on refresh_tokens begin select raise(abort, 'refused'); end`]
-        : [
-            sql`create function refuse_refresh() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`,
-            sql`create trigger refuse_refresh before insert on refresh_tokens for each row execute function refuse_refresh()`,
-          ];
-    for (const statement of refuse) await statement.execute(t.store.db);
-    try {
+    await refusingRefreshTokens(async () => {
       const response = await tokenRequest(t, passwordGrant(me.username, me.password(now() + 600)));
       expect(response.statusCode, response.body).toBe(500);
       expect(await count()).toBe(before);
-    } finally {
-      await sql`drop trigger refuse_refresh${kind === 'sqlite' ? sql`` : sql` on refresh_tokens`}`.execute(t.store.db);
-      if (kind === 'postgres') await sql`drop function refuse_refresh()`.execute(t.store.db);
-    }
+    });
     const response = await tokenRequest(t, passwordGrant(me.username, me.password(now() + 600)));
     expect(response.statusCode, response.body).toBe(200);
     expect(await count()).toBe(before + 1);
+  });
+
+  it('a refresh whose new token cannot be stored leaves the presented token unspent', async () => {
+    const first = await signIn(t.app, me, now() + 600);
+    await refusingRefreshTokens(async () => {
+      const response = await tokenRequest(t, refreshGrant(first.refresh_token));
+      expect(response.statusCode, response.body).toBe(500);
+    });
+    // Not spent, and its family not revoked: the retry succeeds, and the token is spent by it.
+    const retry = await tokenRequest(t, refreshGrant(first.refresh_token));
+    expect(retry.statusCode, retry.body).toBe(200);
+    const again = await tokenRequest(t, refreshGrant(retry.json().refresh_token));
+    expect(again.statusCode, again.body).toBe(200);
   });
 
   it('another instance accepts the token (verification needs no database state)', async () => {
