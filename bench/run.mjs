@@ -544,7 +544,9 @@ async function runStore(store, databaseUrl, dataDir, grants) {
         measurements: out,
       };
       for (const [k, v] of Object.entries(out)) {
-        log(`  client ${k.padEnd(4)} raw ${fmt(v.raw.perSecond)} calls/s, typed ${fmt(v.typed.perSecond)} calls/s`);
+        log(
+          `  client ${k.padEnd(4)} raw ${fmt(v.raw.perSecond)} calls/s, openapi-fetch ${fmt(v.library.perSecond)} calls/s, typed ${fmt(v.typed.perSecond)} calls/s`,
+        );
       }
     }
     // Token grants last (they write token families and refresh tokens).
@@ -691,6 +693,21 @@ function evaluate() {
           cpu: v.raw.cpuUsPerCall,
           checks: [],
         });
+        // openapi-fetch alone (results before it had no such row): the library's share of the overhead.
+        if (v.library) {
+          const libraryOverhead = v.raw.perSecond / v.library.perSecond - 1;
+          rows.push({
+            scenario: '',
+            id: `client-${k}`,
+            target: 'openapi-fetch',
+            rps: v.library.perSecond,
+            p50: v.library.p50,
+            p99: v.library.p99,
+            rss: null,
+            cpu: v.library.cpuUsPerCall,
+            checks: [{ value: libraryOverhead, pass: null, text: 'over raw fetch (the library alone)', percent: true }],
+          });
+        }
       }
     }
   }
@@ -730,7 +747,9 @@ function printTable(rows) {
               : c.text.startsWith('x')
                 ? `${c.value.toFixed(2)}`
                 : fmt(c.value, c.text.startsWith('p99') ? 2 : 1);
-        return `${v} ${c.text} ${c.pass === null ? 'n/a' : c.pass ? 'PASS' : 'MISS'}`;
+        // A check without a verdict but with a value is information (a baseline's own figure).
+        const verdict = c.pass === null ? (c.value === null ? ' n/a' : '') : c.pass ? ' PASS' : ' MISS';
+        return `${v} ${c.text}${verdict}`;
       }),
       ...(r.non2xx || r.errors ? [`!! ${r.non2xx} non-2xx, ${r.errors} errors`] : []),
       ...(r.background > 0.1 ? [`!! machine ${(r.background * 100).toFixed(0)}% busy with other work`] : []),

@@ -1,12 +1,15 @@
 #!/usr/bin/env node
 /**
  * The typed client's overhead: GET /v1/platforms/{id} through `createGatewayClient(...).api.GET` against a
- * raw `fetch` of the same request (both parse the JSON), as calls per second and as the client process's CPU
- * time per call, sequential and with `concurrency` calls in flight. Rounds alternate raw and typed; medians
- * are reported.
+ * raw `fetch` of the same request (all parse the JSON), as calls per second and as the client process's CPU
+ * time per call, sequential and with `concurrency` calls in flight. A third mode, openapi-fetch alone (the
+ * library the typed client is built on, without the client's session middleware), tells the library's own
+ * cost from the client's. Rounds take the modes in turn, the order reversed every other round; medians are
+ * reported.
  *
  *   node bench/lib/client-rate.mjs BASE_URL WARMUP_SECONDS ROUND_SECONDS ROUNDS [CONCURRENCY]
  */
+import createClient from 'openapi-fetch';
 import { createGatewayClient } from '../../client/dist/index.js';
 import { median, quantile } from './common.mjs';
 
@@ -17,6 +20,7 @@ const rounds = Number(roundsText);
 const concurrencies = [1, Number(concurrencyText)];
 
 const client = createGatewayClient({ baseUrl, chainId: 'W', clientId: 'waves.exchange' });
+const library = createClient({ baseUrl });
 const url = `${baseUrl}/v1/platforms/ETH`;
 
 const calls = {
@@ -24,6 +28,10 @@ const calls = {
     const response = await fetch(url);
     const body = await response.json();
     if (response.status !== 200 || body.id !== 'ETH') throw new Error(`raw fetch: ${response.status}`);
+  },
+  async library() {
+    const { data, response } = await library.GET('/v1/platforms/{id}', { params: { path: { id: 'ETH' } } });
+    if (response.status !== 200 || data?.id !== 'ETH') throw new Error(`openapi-fetch: ${response.status}`);
   },
   async typed() {
     const { data, response } = await client.api.GET('/v1/platforms/{id}', { params: { path: { id: 'ETH' } } });
@@ -59,11 +67,11 @@ async function measure(call, seconds, concurrency) {
 
 const result = {};
 for (const concurrency of concurrencies) {
-  await measure(calls.raw, warmupSeconds, concurrency);
-  await measure(calls.typed, warmupSeconds, concurrency);
-  const runs = { raw: [], typed: [] };
+  const modes = Object.keys(calls);
+  for (const mode of modes) await measure(calls[mode], warmupSeconds, concurrency);
+  const runs = Object.fromEntries(modes.map((mode) => [mode, []]));
   for (let i = 0; i < rounds; i++) {
-    for (const mode of i % 2 ? ['typed', 'raw'] : ['raw', 'typed'])
+    for (const mode of i % 2 ? [...modes].reverse() : modes)
       runs[mode].push(await measure(calls[mode], roundSeconds, concurrency));
   }
   const summary = (list) => ({
@@ -73,6 +81,6 @@ for (const concurrency of concurrencies) {
     cpuUsPerCall: median(list.map((r) => r.cpuUsPerCall)),
     rounds: list,
   });
-  result[`c${concurrency}`] = { raw: summary(runs.raw), typed: summary(runs.typed) };
+  result[`c${concurrency}`] = Object.fromEntries(modes.map((mode) => [mode, summary(runs[mode])]));
 }
 process.stdout.write(`${JSON.stringify(result)}\n`);
