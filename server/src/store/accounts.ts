@@ -110,7 +110,7 @@ export interface RefreshTokenRow {
   now: string;
 }
 
-/** The refresh token row as an insert (the grants build it once, and only run it together with another). */
+/** The insert of a refresh token row (compiled by the grants, to run together with another write). */
 const insertRefreshToken = (db: Kysely<Database>, row: RefreshTokenRow) =>
   db.insertInto('refresh_tokens').values({
     token_hash: row.tokenHash,

@@ -27,10 +27,10 @@ export interface Store {
    */
   firstColumn(query: CompiledQuery): Promise<unknown[]>;
   /**
-   * Runs `statements` in order in one transaction and commits only if every one of them changed at least
-   * one row; otherwise nothing is kept and the answer is false (a failure rolls back and throws). On SQLite
-   * the transaction runs synchronously (BEGIN IMMEDIATE), so no other query of this process comes between
-   * its statements.
+   * Runs `statements` (writes without RETURNING) in order in one transaction and commits only if every one of
+   * them changed at least one row; otherwise nothing is kept and the answer is false (a failure rolls back and
+   * throws). On SQLite the transaction runs synchronously (BEGIN IMMEDIATE), so no other query of this
+   * process comes between its statements.
    */
   allOrNothing(statements: readonly CompiledQuery[]): Promise<boolean>;
   /** True when the database answers. */
