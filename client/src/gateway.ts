@@ -79,13 +79,15 @@ export interface GatewayClient {
 }
 
 const FORM = 'application/x-www-form-urlencoded';
-const protectedRoutes = new Set(
-  Object.values(operationMeta)
-    .filter((meta) => meta.security.length > 0)
-    .map((meta) => `${meta.method} ${meta.path}`),
-);
-const isProtected = (method: string, schemaPath: string) =>
-  protectedRoutes.has(`${method.toUpperCase()} ${schemaPath}`);
+/** The methods that need a token, by path template (looked up on every call: no string is built for it). */
+const protectedMethods = new Map<string, Set<string>>();
+for (const meta of Object.values(operationMeta)) {
+  if (meta.security.length === 0) continue;
+  const methods = protectedMethods.get(meta.path) ?? new Set<string>();
+  protectedMethods.set(meta.path, methods.add(meta.method.toUpperCase()));
+}
+// A Request's method is upper case for every method the spec uses (fetch normalizes GET, POST, ...).
+const isProtected = (method: string, schemaPath: string) => protectedMethods.get(schemaPath)?.has(method) === true;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const iso = (value: Date | string | undefined) => (value instanceof Date ? value.toISOString() : value);
 
