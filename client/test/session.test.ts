@@ -18,12 +18,19 @@ const pair = (n: number, expiresIn = NOW / 1000 + 3600) => ({
 const movementsPage = { type: 'list', page_info: { has_next_page: false, last_cursor: null }, items: [] };
 
 /** A gateway whose token endpoint issues access-1, access-2, … and whose movements want the newest token. */
-function gateway(options: { refuseRefresh?: boolean; onMovements?: (r: Recorded) => Response } = {}) {
+function gateway(
+  options: { refuseRefresh?: boolean; failRefreshes?: number; onMovements?: (r: Recorded) => Response } = {},
+) {
   let issued = 0;
+  let failures = options.failRefreshes ?? 0;
   const server = fakeFetch((r) => {
     if (r.url.pathname === '/v1/oauth2/token') {
       const fields = new URLSearchParams(r.body);
       if (fields.get('grant_type') === 'refresh_token' && options.refuseRefresh) return json(400, errorBody(11308));
+      if (fields.get('grant_type') === 'refresh_token' && failures > 0) {
+        failures--;
+        return json(503, errorBody(11200));
+      }
       issued++;
       return json(200, pair(issued));
     }
@@ -166,6 +173,26 @@ describe('the session', () => {
     expect(error).toBeInstanceOf(SessionEndedError);
     expect(error).toMatchObject({ code: 11308 });
     expect(await client.session()).toBeNull();
+  });
+});
+
+describe('a refresh that fails on the server', () => {
+  it('keeps the session (the server leaves the refresh token unspent) and the next call refreshes', async () => {
+    let clock = NOW;
+    const { fetch, requests } = gateway({ failRefreshes: 1 });
+    const client = testClient({ fetch, now: () => clock });
+    await client.login(signer);
+    clock = NOW + 3600 * 1000;
+    const error = await client.api.GET('/v1/movements').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).not.toBeInstanceOf(SessionEndedError);
+    expect(error).toMatchObject({ status: 503 });
+    expect((await client.session())?.refreshToken).toBe('refresh-1');
+    const { response } = await client.api.GET('/v1/movements');
+    expect(response.status).toBe(200);
+    const refreshes = tokenCalls(requests).slice(1);
+    expect(refreshes.map((r) => new URLSearchParams(r.body).get('refresh_token'))).toEqual(['refresh-1', 'refresh-1']);
+    expect((await client.session())?.accessToken).toBe('access-2');
   });
 });
 
