@@ -460,7 +460,7 @@ async function measureVerification(grants) {
     }),
   );
   log(
-    `  verify: warm ${fmt(rates.warm.perSecond)}/s, cold ${fmt(rates.cold.perSecond)}/s, ts-lib-crypto ${fmt(rates.reference.perSecond)}/s` +
+    `  verify: warm ${fmt(rates.warm.perSecond)}/s, cold ${fmt(rates.cold.perSecond)}/s, ts-lib-crypto ${fmt(rates.reference.perSecond)}/s (${fmt(rates.referenceWarmUp.perSecond)}/s while warming up)` +
       (rates.warm.failures || rates.reference.failures ? '  !! some signatures did not verify' : ''),
   );
   return { ...rates, backgroundCpu: background };
