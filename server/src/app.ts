@@ -27,7 +27,7 @@ import { handlers as defaultHandlers } from './handlers/index.js';
 import { JsonText } from './handlers/present.js';
 import { createMetrics } from './metrics.js';
 import { docs } from './plugins/docs.js';
-import { API_HEADERS, logsRequests, observability } from './plugins/observability.js';
+import { API_HEADERS, logsRequests, observability, UNMATCHED } from './plugins/observability.js';
 import { loadSecrets } from './secrets.js';
 import { openStore, type Store } from './store/store.js';
 import { createCatalogueCache } from './store/terms.js';
@@ -35,6 +35,8 @@ import { createCatalogueCache } from './store/terms.js';
 declare module 'fastify' {
   interface FastifyRequest {
     caller?: Caller;
+    /** The request's label for logs and metrics: its operationId, else its route, else `unmatched`. */
+    operation: string;
   }
   interface FastifyContextConfig {
     operationId?: OperationId;
@@ -351,12 +353,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   // What every request gets, in one hook (each hook costs a few percent of a small answer), taking a
   // callback rather than returning a promise (no promise and no microtask per request).
+  app.decorateRequest('operation', UNMATCHED);
   app.addHook('onRequest', (request, reply, done) => {
+    // Read once: Fastify builds a new object on every access to `routeOptions` (about 1 µs each).
+    const route = request.routeOptions;
+    const operationId = route.config.operationId;
+    request.operation = operationId ?? route.url ?? UNMATCHED;
     const docsPage = request.url.startsWith('/docs');
     // The API reference page brings its own policy; everything else is data, never a document.
     if (!docsPage) reply.headers(API_HEADERS);
     // Operations answer in the media types the spec gives them (JSON, or text for metrics); errors in JSON.
-    const operationId = request.routeOptions.config.operationId;
     const produced = operationId ? operationMeta[operationId].responseContentTypes : ['application/json'];
     if (!docsPage && !acceptable(request.headers.accept, produced)) {
       done(new ApiError('not_acceptable'));
@@ -417,7 +423,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
-    if (request.routeOptions.config.operationId === 'createToken') metrics.tokenRefused(apiError.kind);
+    if (request.operation === 'createToken') metrics.tokenRefused(apiError.kind);
     if (apiError.status >= 500)
       request.log.error(
         { reqId: request.id, err: unexpectedCauseOf(error as { errors?: unknown[] }) ?? error },

@@ -3,13 +3,11 @@
  * headers or bodies), request metrics, and the security headers of API answers (set by the app's
  * onRequest hook, with the other checks every request gets).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../metrics.js';
 
-/** A bounded label for a request: its operationId, or the route it matched, or `unmatched`. */
-export function operationOf(request: FastifyRequest): string {
-  return request.routeOptions.config.operationId ?? request.routeOptions.url ?? 'unmatched';
-}
+/** The label of a request that matched no route (set by the app's onRequest hook otherwise). */
+export const UNMATCHED = 'unmatched';
 
 export const API_HEADERS = {
   'x-content-type-options': 'nosniff',
@@ -24,7 +22,8 @@ export const logsRequests = (level: string) => level === 'trace' || level === 'd
 export function observability(app: FastifyInstance, metrics: Metrics): void {
   // A callback hook, not an async one: no promise and no microtask per request.
   app.addHook('onResponse', (request, reply, done) => {
-    const operation = operationOf(request);
+    // A bounded label: the operationId, or the route matched, or `unmatched` (the app's onRequest hook).
+    const operation = request.operation;
     const seconds = reply.elapsedTime / 1000;
     metrics.observeRequest(operation, reply.statusCode, seconds);
     if (operation === 'createToken' && reply.statusCode === 200) {

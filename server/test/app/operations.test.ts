@@ -50,11 +50,17 @@ describe('operator endpoints', () => {
     });
     await t.app.inject({ url: '/v1/platforms/ETH' });
     await t.app.inject({ url: '/v1/platforms/SOL' });
+    // Labels stay bounded: a path with no route is `unmatched`, a route of no operation is its route.
+    await t.app.inject({ url: '/v1/nowhere/at/all' });
+    await t.app.inject({ url: '/openapi.json' });
     const response = await t.app.inject({ url: '/metrics' });
     expect(response.headers['content-type']).toMatch(/^text\/plain/);
     const text = response.body;
     expect(text).toMatch(/gateway_http_requests_total\{operation="getPlatform",status="200"\} 1/);
     expect(text).toMatch(/gateway_http_requests_total\{operation="getPlatform",status="404"\} 1/);
+    expect(text).toMatch(/gateway_http_requests_total\{operation="unmatched",status="404"\} 1/);
+    expect(text).toMatch(/gateway_http_requests_total\{operation="\/openapi\.json",status="200"\} 1/);
+    expect(text).not.toContain('/v1/nowhere');
     expect(text).toMatch(
       /gateway_http_request_duration_seconds_bucket\{le="0\.1",operation="getPlatform",status="200"\} 1/,
     );
