@@ -84,7 +84,7 @@ const protectedMethods = new Map<string, Set<string>>();
 for (const meta of Object.values(operationMeta)) {
   if (meta.security.length === 0) continue;
   const methods = protectedMethods.get(meta.path) ?? new Set<string>();
-  protectedMethods.set(meta.path, methods.add(meta.method.toUpperCase()));
+  protectedMethods.set(meta.path, methods.add(meta.method));
 }
 // A Request's method is upper case for every method the spec uses (fetch normalizes GET, POST, ...).
 const isProtected = (method: string, schemaPath: string) => protectedMethods.get(schemaPath)?.has(method) === true;

@@ -4,7 +4,6 @@
  * account always gets the same address, and no two accounts share one, across instances too.
  */
 import { type Kysely, sql } from 'kysely';
-import { isPostgres } from './dialect.js';
 import type { Database } from './schema.js';
 import type { Store } from './store.js';
 
@@ -130,7 +129,7 @@ const insertRefreshToken = (db: Kysely<Database>, row: RefreshTokenRow) =>
 export async function startTokenFamily(store: Store, account: string, token: RefreshTokenRow): Promise<void> {
   const { db } = store;
   const family = { id: token.familyId, account, revoked_at: null, created_at: token.now };
-  if (isPostgres(db)) {
+  if (store.dialect === 'postgres') {
     await db
       .with('family', (q) => q.insertInto('token_families').values(family).returning('id'))
       .insertInto('refresh_tokens')
