@@ -1,15 +1,19 @@
 #!/usr/bin/env node
-// Writes the demo exchange under server/demo/: a catalogue (ETH, BSC and BTC platforms, several currencies,
-// one inactive, staking yields) and feeds of movements and trades for the demo account. Deterministic:
-// rerunning gives the same files. The platforms' extended PUBLIC keys come from a fixed demo master seed;
-// nothing here holds a private key of a deposit address.
+// Writes the demo exchange under server/demo/: a catalogue (ETH, BSC and BTC platforms and the ledger's own
+// platform WAVES, several currencies, one inactive, staking yields) and feeds of movements and trades for the
+// demo account. Deterministic: rerunning gives the same files. The platforms' extended PUBLIC keys come from
+// a fixed demo master seed; nothing here holds a private key of a deposit address. The spec's example
+// movement is one of the demo account's, so the spec's example requests answer on the demo exchange.
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HDKey } from '@scure/bip32';
 
-const out = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../server/demo');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const out = path.join(root, 'server/demo');
+const spec = JSON.parse(readFileSync(path.join(root, 'generated/openapi.json'), 'utf8'));
+const [exampleMovement] = spec.components.schemas.Movement.examples;
 const master = HDKey.fromMasterSeed(createHash('sha256').update('exchange-gateway demo master seed').digest());
 const evmXpub = master.derive("m/44'/60'/0'/0").publicExtendedKey;
 const bscXpub = master.derive("m/44'/60'/1'/0").publicExtendedKey;
@@ -36,6 +40,10 @@ platforms:
     name: Ethereum
     address_kind: evm
     xpub: ${evmXpub}
+  # The ledger itself: deposits go to the account's own address, withdrawals straight to the destination.
+  - id: WAVES
+    name: Waves
+    address_kind: ledger
 currencies:
   - id: BNB
     chain_asset_id: 66a1br3BrkoaJgP7yEar9hJcSTvJPoH6PYBLqscXcMGo
@@ -86,6 +94,10 @@ currencies:
         platform_asset_id: '0xdAC17F958D2ee523a2206206994597C13D831ec7'
         deposit: { status: active, min: '10', max: '1000000', fee_flat: '0', fee_rate: '0' }
         withdrawal: { status: active, min: '20', max: '500000', fee_flat: '5', fee_rate: '0.001' }
+      WAVES:
+        platform_asset_id: 34N9YcEETLWn93qYQ64EsP1x89tSruJU44RrEMSXXEPJ
+        deposit: { status: active, min: '0.000001', max: '1000000', fee_flat: '0', fee_rate: '0' }
+        withdrawal: { status: active, min: '0.000001', max: '1000000', fee_flat: '0', fee_rate: '0' }
   - id: WAVES
     chain_asset_id: WAVES
     decimals: 8
@@ -95,6 +107,10 @@ currencies:
         platform_asset_id: '0x1cF4592ebfFd730c7dc92c1bdFFDfc3B9EfCf29a'
         deposit: { status: active, min: '1', max: '100000', fee_flat: '0', fee_rate: '0' }
         withdrawal: { status: active, min: '2', max: '100000', fee_flat: '0.5', fee_rate: '0.002' }
+      WAVES:
+        platform_asset_id: WAVES
+        deposit: { status: active, min: '0.00000001', max: '100000', fee_flat: '0', fee_rate: '0' }
+        withdrawal: { status: active, min: '0.00000001', max: '100000', fee_flat: '0', fee_rate: '0' }
 staking:
   - { currency: WAVES, apy: '6.22' }
   - { currency: ETH, apy: '3.71' }
@@ -166,6 +182,9 @@ for (let i = 0; i < 60; i++) {
           ],
   });
 }
+// The first (oldest) of the demo account's movements is the spec's example, as the spec writes it.
+const { type: _type, id, ...example } = exampleMovement;
+movements[0] = { id, account: DEMO_ACCOUNT, ...example, amount: String(example.amount), fee: String(example.fee) };
 writeFileSync(path.join(out, 'movements.ndjson'), `${movements.map((m) => JSON.stringify(m)).join('\n')}\n`);
 
 const pairs = [

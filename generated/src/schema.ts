@@ -31,8 +31,9 @@ export interface paths {
          *
          *     The parameters are form-encoded in the body (`application/x-www-form-urlencoded`). Deployed clients
          *     send them in the query string instead, with an empty body (possibly labelled `application/json`);
-         *     that is accepted: when the body is empty the parameters are read from the query string, otherwise the
-         *     body is a complete request and wins. A JSON object body is accepted too.
+         *     that is accepted: when the body is empty, or carries no parameter at all (`{}` in JSON, nothing but
+         *     separators in a form), the parameters are read from the query string; otherwise the body is a complete
+         *     request and wins. A JSON object body is accepted too.
          *
          *     The response's `expires_in` is the absolute Unix time at which the access token expires.
          */
@@ -572,7 +573,8 @@ export interface components {
         };
         /**
          * TokenRequest
-         * @description A token request of either grant, told apart by the `const` of `grant_type`.
+         * @description A token request of either grant, told apart by the `const` of `grant_type`; or a body that carries no
+         *     parameter at all (`{}`), which counts as no body: the parameters are then read from the query string.
          * @example {
          *       "grant_type": "refresh_token",
          *       "scope": "general",
@@ -580,10 +582,12 @@ export interface components {
          *       "refresh_token": "rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw"
          *     }
          */
-        TokenRequest: components["schemas"]["PasswordGrantRequest"] | components["schemas"]["RefreshTokenGrantRequest"];
+        TokenRequest: components["schemas"]["PasswordGrantRequest"] | components["schemas"]["RefreshTokenGrantRequest"] | components["schemas"]["NoParameters"];
         /**
          * CurrencyId
-         * @description Ticker of a currency on the exchange. Case-sensitive.
+         * @description A currency of the exchange, named as the ledger names it: a ticker (`USDT`, up to 32 characters) or the
+         *     ledger's asset id (32 bytes in base58: 43 or 44 characters, for example
+         *     `8LQW8f7P5d5PZM7GtZEBgaqRPGSzS3DfPuiXrURJ4AJS`). Case-sensitive.
          * @example USDT
          */
         CurrencyId: string;
@@ -1101,6 +1105,11 @@ export interface components {
          */
         RefreshToken: string;
         /**
+         * NoParameters
+         * @description A body without any parameter, read as no body.
+         */
+        NoParameters: Record<string, never>;
+        /**
          * CurrencyTerms
          * @description The terms of one currency on one platform, common to deposit and withdrawal.
          */
@@ -1382,8 +1391,8 @@ export interface components {
          */
         CursorListLimit: number;
         /**
-         * @description The `page_info.last_cursor` of the previous page.
-         * @example eyJrIjpbIkVUSCJdfQ
+         * @description The `page_info.last_cursor` of the previous page. Cursors are opaque and signed by the server that
+         *     issued them, so no example is given: a made-up cursor is refused (400, code 10206).
          */
         After: components["schemas"]["Cursor"];
     };
@@ -1464,7 +1473,9 @@ export interface operations {
             };
             /**
              * @description The request is refused. The code says which rule failed: a missing or invalid parameter
-             *     (10200, 10201), an unreadable body (10204), or a token rule (11300 to 11308).
+             *     (10200, 10201), an unreadable body (10204), or a token rule (11300 to 11308). The first example is
+             *     the generic one (what the mock answers by default); the others are reachable in the mock with
+             *     `Prefer: example=<name>`.
              */
             400: {
                 headers: {
@@ -1820,8 +1831,8 @@ export interface operations {
                  */
                 limit?: components["parameters"]["CursorListLimit"];
                 /**
-                 * @description The `page_info.last_cursor` of the previous page.
-                 * @example eyJrIjpbIkVUSCJdfQ
+                 * @description The `page_info.last_cursor` of the previous page. Cursors are opaque and signed by the server that
+                 *     issued them, so no example is given: a made-up cursor is refused (400, code 10206).
                  */
                 after?: components["parameters"]["After"];
             };
@@ -1894,8 +1905,8 @@ export interface operations {
                  */
                 limit?: components["parameters"]["CursorListLimit"];
                 /**
-                 * @description The `page_info.last_cursor` of the previous page.
-                 * @example eyJrIjpbIkVUSCJdfQ
+                 * @description The `page_info.last_cursor` of the previous page. Cursors are opaque and signed by the server that
+                 *     issued them, so no example is given: a made-up cursor is refused (400, code 10206).
                  */
                 after?: components["parameters"]["After"];
             };
@@ -1981,8 +1992,8 @@ export interface operations {
                  */
                 limit?: number;
                 /**
-                 * @description The `page_info.last_cursor` of the previous page.
-                 * @example eyJrIjpbIkVUSCJdfQ
+                 * @description The `page_info.last_cursor` of the previous page. Cursors are opaque and signed by the server that
+                 *     issued them, so no example is given: a made-up cursor is refused (400, code 10206).
                  */
                 after?: components["parameters"]["After"];
             };

@@ -130,8 +130,10 @@ function oneOfBranchIssues(
 ): ApiError | ValidationIssue[] {
   const branches = schema?.oneOf;
   if (!branches || typeof body !== 'object' || body === null || Array.isArray(body)) return issues;
-  const tag = Object.keys(branches[0]?.properties ?? {}).find((name) =>
-    branches.every((branch) => branch.properties?.[name]?.const !== undefined),
+  // Branches without properties (the token request's empty body) carry no tag.
+  const tagged = branches.filter((branch) => branch.properties !== undefined);
+  const tag = Object.keys(tagged[0]?.properties ?? {}).find((name) =>
+    tagged.every((branch) => branch.properties?.[name]?.const !== undefined),
   );
   if (!tag) return issues;
   const value = (body as Record<string, unknown>)[tag];
@@ -208,6 +210,9 @@ function assertFinite(request: FastifyRequest, names: readonly string[]): void {
     }
   }
 }
+
+const isEmptyObject = (value: unknown): boolean =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
 
 /** Fastify validates a body only in the content types the operation lists: refuse the others. */
 function bodyContentTypes(accepted: readonly string[]) {
@@ -464,6 +469,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
       // No preHandler here: glue's route preHandler is the security check, and it must not be replaced.
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         if (meta.numericParameters.length > 0) assertFinite(request, meta.numericParameters);
+        // A body that carries no parameter (`{}`, which the spec admits) is no body, for the handler and the
+        // metrics alike.
+        if (isEmptyObject(request.body)) request.body = undefined;
         // Public operations share one context; a signed-in call gets its own, with its caller.
         const caller = request.caller;
         const result = await handler(

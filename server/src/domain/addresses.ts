@@ -1,6 +1,10 @@
 /**
  * Addresses on platforms: deposit addresses derived from a platform's extended public key (the server
  * never holds their private keys), and the check of a withdrawal destination for a platform.
+ *
+ * A platform of kind `ledger` is the exchange ledger itself: a deposit there is a transfer on the ledger to
+ * the account's own address, and a withdrawal there a transfer straight to the destination. Nothing is
+ * derived or allocated for it, and it has no extended public key.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
@@ -27,6 +31,10 @@ const TESTNET_VERSIONS = { private: 0x04358394, public: 0x043587cf };
 /** Largest non-hardened BIP32 child index. */
 export const MAX_CHILD_INDEX = 0x7fffffff;
 const base58check = createBase58check(sha256);
+
+/** True for the ledger's own platform, where addresses are ledger addresses and no gateway stands between. */
+export const isLedgerPlatform = (platform: Pick<PlatformAddressing, 'address_kind'>): boolean =>
+  platform.address_kind === 'ledger';
 
 /** Parses an extended public key (`xpub…` or `tpub…`); throws on anything else, including private keys. */
 export function parseExtendedPublicKey(xpub: string): HDKey {

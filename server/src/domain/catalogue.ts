@@ -4,7 +4,7 @@
  * so amounts stay exact. Errors name the entry and the field.
  */
 import { parse } from 'yaml';
-import { ADDRESS_KINDS, type AddressKind, parseExtendedPublicKey } from './addresses.js';
+import { ADDRESS_KINDS, type AddressKind, isLedgerPlatform, parseExtendedPublicKey } from './addresses.js';
 import { compareDecimal, type DecimalText, fractionDigits, parseDecimal } from './decimal.js';
 import { idPatterns } from './patterns.js';
 
@@ -84,20 +84,34 @@ export function parseCatalogue(text: string): Catalogue {
     if (addressKind === 'bitcoin' && network !== 'mainnet' && network !== 'testnet') {
       problems.push(`${where}.network: must be mainnet or testnet for a bitcoin platform`);
     }
+    if (addressKind !== 'bitcoin' && entry.network !== undefined) {
+      problems.push(`${where}.network: only a bitcoin platform has a network`);
+    }
     const xpub = typeof entry.xpub === 'string' ? entry.xpub : '';
     if (addressKind === 'evm' || addressKind === 'bitcoin') {
-      try {
-        parseExtendedPublicKey(xpub);
-      } catch (error) {
-        problems.push(`${where}.xpub: not an extended public key (${(error as Error).message})`);
+      // Deposit addresses of these platforms are derived from the extended public key.
+      if (xpub === '') problems.push(`${where}.xpub: is required for a platform of kind ${addressKind}`);
+      else {
+        try {
+          parseExtendedPublicKey(xpub);
+        } catch (error) {
+          problems.push(`${where}.xpub: not an extended public key (${(error as Error).message})`);
+        }
       }
+    } else if (isLedgerPlatform({ address_kind: addressKind }) && entry.xpub !== undefined) {
+      problems.push(
+        `${where}.xpub: must not be given for a ledger platform (its deposit address is the account's own)`,
+      );
     }
     return { id, name, addressKind, xpub, network };
   });
   const platformIds = new Set(platforms.map((p) => p.id));
   if (platformIds.size !== platforms.length) problems.push('platforms: ids must be unique');
+  const ledgerPlatforms = new Set(
+    platforms.filter((p) => isLedgerPlatform({ address_kind: p.addressKind })).map((p) => p.id),
+  );
 
-  const terms = (where: string, raw: unknown, decimals: number): TermsEntry | undefined => {
+  const terms = (where: string, raw: unknown, decimals: number, onLedger: boolean): TermsEntry | undefined => {
     if (raw === undefined) return undefined;
     if (!isMap(raw)) {
       problems.push(`${where}: must be a mapping`);
@@ -111,6 +125,19 @@ export function parseCatalogue(text: string): Catalogue {
     const feeFlat = decimal(`${where}.fee_flat`, raw.fee_flat ?? '0', decimals);
     const feeRate = decimal(`${where}.fee_rate`, raw.fee_rate ?? '0', 18);
     if (compareDecimal(feeRate, '1' as DecimalText) > 0) problems.push(`${where}.fee_rate: must be at most 1`);
+    // On the ledger's own platform the transfer goes straight to its recipient: nothing can take a fee.
+    if (onLedger) {
+      for (const [field, value] of [
+        ['fee_flat', feeFlat],
+        ['fee_rate', feeRate],
+      ] as const) {
+        if (compareDecimal(value, '0' as DecimalText) !== 0) {
+          problems.push(
+            `${where}.${field}: must be 0 on a ledger platform (transfers there go straight to the recipient)`,
+          );
+        }
+      }
+    }
     return { status, min, max, feeFlat, feeRate };
   };
 
@@ -132,8 +159,9 @@ export function parseCatalogue(text: string): Catalogue {
       const at = `${where}.platforms.${platformId}`;
       if (!platformIds.has(platformId)) problems.push(`${at}: unknown platform ${platformId}`);
       const t = isMap(rawTerms) ? rawTerms : {};
-      const deposit = terms(`${at}.deposit`, t.deposit, decimals);
-      const withdrawal = terms(`${at}.withdrawal`, t.withdrawal, decimals);
+      const onLedger = ledgerPlatforms.has(platformId);
+      const deposit = terms(`${at}.deposit`, t.deposit, decimals, onLedger);
+      const withdrawal = terms(`${at}.withdrawal`, t.withdrawal, decimals, onLedger);
       if (!deposit && !withdrawal) problems.push(`${at}: needs deposit or withdrawal terms`);
       return {
         platformId,

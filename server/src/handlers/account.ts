@@ -1,7 +1,7 @@
 /** The signed-in account's deposit addresses, withdrawal (proxy) addresses and movements. */
 import type { components, HandlerMap } from '@gateway/generated';
 import { type Context, callerOf, nowIso } from '../context.js';
-import { depositAddressFor, isValidDestination, proxyAddressFor } from '../domain/addresses.js';
+import { depositAddressFor, isLedgerPlatform, isValidDestination, proxyAddressFor } from '../domain/addresses.js';
 import { ApiError } from '../errors.js';
 import { depositAddressOf, proxyAddressOf } from '../store/accounts.js';
 import { findMovementDocument, type Keyset, listMovements } from '../store/feeds.js';
@@ -26,13 +26,15 @@ async function depositAddresses(context: Context, currency: string, platform: st
     });
   }
   const addressing = await platformAddressing(context, terms.platform_id);
-  const address = await depositAddressOf(
-    context.db,
-    account,
-    terms.platform_id,
-    (index) => depositAddressFor(addressing, index),
-    nowIso(context),
-  );
+  const address = isLedgerPlatform(addressing)
+    ? account
+    : await depositAddressOf(
+        context.db,
+        account,
+        terms.platform_id,
+        (index) => depositAddressFor(addressing, index),
+        nowIso(context),
+      );
   return {
     status: 200 as const,
     body: { type: 'deposit_addresses' as const, currency: depositCurrency(terms), deposit_addresses: [address] },
@@ -59,12 +61,14 @@ async function withdrawalAddresses(
     });
   }
   const { chainId } = context.config;
-  const proxy = await proxyAddressOf(
-    context.db,
-    { account, currencyId: currency, destination, platformId: terms.platform_id },
-    (index) => proxyAddressFor(context.proxySeed, index, chainId),
-    nowIso(context),
-  );
+  const proxy = isLedgerPlatform(addressing)
+    ? destination
+    : await proxyAddressOf(
+        context.db,
+        { account, currencyId: currency, destination, platformId: terms.platform_id },
+        (index) => proxyAddressFor(context.proxySeed, index, chainId),
+        nowIso(context),
+      );
   return {
     status: 200 as const,
     body: { type: 'withdrawal_addresses' as const, currency: withdrawalCurrency(terms), proxy_addresses: [proxy] },

@@ -16,8 +16,9 @@ function required(params: Params, name: string): string {
 
 export const tokenHandlers: Pick<HandlerMap<Context>, 'createToken'> = {
   async createToken({ body, query }, context) {
-    // Deployed clients send the parameters in the query string with an empty body; a body wins when present.
-    const params: Params = body && Object.keys(body).length > 0 ? (body as Params) : (query as Params);
+    // Deployed clients send the parameters in the query string with an empty body; a body wins when present
+    // (one without any parameter arrives here as no body).
+    const params = (body ?? query) as Params;
     const grantType = required(params, 'grant_type');
     const scope = required(params, 'scope');
     const clientId = required(params, 'client_id');

@@ -153,6 +153,87 @@ describe.each(DATABASES)('account operations on %s', (kind) => {
     expect(codeOf(response)).toBe(10101);
   });
 
+  it("on the ledger's own platform the deposit address is the account's own ledger address", async () => {
+    const eth = ethUser('W');
+    const ethToken = `Bearer ${(await signIn(t.app, eth)).access_token}`;
+    for (const [token, user] of [
+      [mine, me],
+      [ethToken, eth],
+    ] as const) {
+      for (const url of ['/v1/deposit/addresses/WAVES/WAVES', '/v1/deposit/addresses/USDT/WAVES']) {
+        const response = await get(url, token);
+        expect(response.statusCode, response.body).toBe(200);
+        expect(response.json()).toMatchObject({
+          type: 'deposit_addresses',
+          currency: { type: 'deposit_currency', platform_id: 'WAVES', fees: { flat: 0, rate: 0 } },
+          deposit_addresses: [user.address],
+        });
+      }
+    }
+    // Nothing is derived or allocated for it.
+    const allocated = await t.store.db
+      .selectFrom('deposit_addresses')
+      .select('address')
+      .where('platform_id', '=', 'WAVES')
+      .execute();
+    expect(allocated).toEqual([]);
+  });
+
+  it("a withdrawal to the ledger's own platform is a transfer straight to the destination", async () => {
+    const destination = someoneElse.address;
+    const response = await get(`/v1/withdraw/addresses/WAVES/${destination}/WAVES`, mine);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toMatchObject({
+      type: 'withdrawal_addresses',
+      currency: { type: 'withdrawal_currency', id: 'WAVES', platform_id: 'WAVES', fees: { flat: 0, rate: 0 } },
+      proxy_addresses: [destination],
+    });
+    const allocated = await t.store.db
+      .selectFrom('withdrawal_addresses')
+      .select('proxy_address')
+      .where('platform_id', '=', 'WAVES')
+      .execute();
+    expect(allocated).toEqual([]);
+    // The destination must be a ledger address of this network.
+    for (const other of ['0x3f2b1c25A5f23b193560B97988ee98cBDb480730', '3MwJc5iX7QQGq5ciVFdNK7B5KSEGbUCVxDw']) {
+      const refused = await get(`/v1/withdraw/addresses/WAVES/${other}/WAVES`, mine);
+      expect(refused.statusCode).toBe(400);
+      expect(codeOf(refused)).toBe(10207);
+    }
+  });
+
+  it('no operation answers 5xx for any platform of any kind, nor for any currency on it', async () => {
+    const platforms = await t.store.db.selectFrom('platforms').select(['id', 'address_kind']).execute();
+    expect(new Set(platforms.map((p) => p.address_kind))).toEqual(new Set(['evm', 'bitcoin', 'ledger']));
+    const currencies = await t.store.db.selectFrom('currencies').select('id').execute();
+    const destinations: Record<string, string> = {
+      evm: '0x3f2b1c25A5f23b193560B97988ee98cBDb480730',
+      bitcoin: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+      ledger: someoneElse.address,
+    };
+    const answered = new Set<number>();
+    for (const platform of platforms) {
+      const destination = destinations[platform.address_kind] ?? '';
+      for (const { id: currency } of currencies) {
+        for (const url of [
+          `/v1/platforms/${platform.id}`,
+          `/v1/deposit/currencies/${currency}/${platform.id}`,
+          `/v1/withdraw/currencies/${currency}/${platform.id}`,
+          `/v1/deposit/addresses/${currency}/${platform.id}`,
+          `/v1/deposit/addresses/${currency}`,
+          `/v1/withdraw/addresses/${currency}/${destination}/${platform.id}`,
+          `/v1/withdraw/addresses/${currency}/${destination}`,
+        ]) {
+          const response = await get(url, mine);
+          expect(response.statusCode, `${url}: ${response.body}`).toBeLessThan(500);
+          answered.add(response.statusCode);
+        }
+      }
+    }
+    // The walk reached the successes and each kind of refusal, not only one of them.
+    expect([...answered].sort()).toEqual([200, 400, 403, 404]);
+  });
+
   it("lists only the account's movements, and another account's movement is a 404 like a missing one", async () => {
     const list = (await get('/v1/movements', mine)).json();
     expect(list.items.length).toBeGreaterThan(10);

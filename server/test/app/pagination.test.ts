@@ -5,6 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTrade } from '../../src/domain/feeds.js';
 import { upsertMovements, upsertTrades } from '../../src/store/feeds.js';
 import type { MovementRecord, TradeRecord } from '../../src/store/schema.js';
 import { type TestApp, testApp } from '../support/app.js';
@@ -174,7 +175,7 @@ describe.each(DATABASES)('pagination on %s', (kind) => {
 
   it.each([1, 2, 3, 100])('platforms, %i a page', async (limit) => {
     const { ids } = await walk(t.app, (after) => `/v1/platforms?limit=${limit}${after ? `&after=${after}` : ''}`);
-    expect(ids).toEqual(['BSC', 'BTC', 'ETH']);
+    expect(ids).toEqual(['BSC', 'BTC', 'ETH', 'WAVES']);
   });
 
   it.each([1, 3, 4, 100])('deposit and withdrawal currency lists, %i a page by offset', async (limit) => {
@@ -183,11 +184,53 @@ describe.each(DATABASES)('pagination on %s', (kind) => {
       for (let offset = 0; ; offset += limit) {
         const body = (await t.app.inject({ url: `/v1/${list}/currencies?limit=${limit}&offset=${offset}` })).json();
         seen.push(...body.items.map((i: { id: string; platform_id: string }) => `${i.id}/${i.platform_id}`));
-        const total = 7;
+        const total = 9;
         expect(body.page_info.has_next_page).toBe(offset + limit < total);
         if (!body.page_info.has_next_page) break;
       }
-      expect(seen).toEqual(['BNB/BSC', 'BTC/BTC', 'ETH/ETH', 'USDC/ETH', 'USDT/BSC', 'USDT/ETH', 'WAVES/ETH']);
+      expect(seen).toEqual([
+        'BNB/BSC',
+        'BTC/BTC',
+        'ETH/ETH',
+        'USDC/ETH',
+        'USDT/BSC',
+        'USDT/ETH',
+        'USDT/WAVES',
+        'WAVES/ETH',
+        'WAVES/WAVES',
+      ]);
+    }
+  });
+
+  it('a pair named by ledger asset ids (44 base58 characters) is a pair like any other', async () => {
+    const [btc, usdt] = [
+      '8LQW8f7P5d5PZM7GtZEBgaqRPGSzS3DfPuiXrURJ4AJS',
+      '34N9YcEETLWn93qYQ64EsP1x89tSruJU44RrEMSXXEPJ',
+    ];
+    const line = JSON.stringify({
+      id: 'E4dTtiN8GaiCJUY4WK8nFdCdiM5UdbX4jLKw1i3vCWWL',
+      address: ME.address,
+      amount_currency_id: btc,
+      price_currency_id: usdt,
+      type: 'buy',
+      timestamp: '2021-08-03T11:25:00.156Z',
+      amount: '0.01',
+      price: '39000',
+    });
+    const parsed = parseTrade(line, 'W');
+    expect(parsed).toMatchObject({ ok: true });
+    if (!parsed.ok) return;
+    await upsertTrades(t.store.db, [parsed.row]);
+    const response = await t.app.inject({ url: `/v1/addresses/${ME.address}/trades/${btc}/${usdt}` });
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json().items.map((i: { id: string }) => i.id)).toEqual([
+      'E4dTtiN8GaiCJUY4WK8nFdCdiM5UdbX4jLKw1i3vCWWL',
+    ]);
+    // Nothing else long passes: 45 characters, or characters outside base58 (0, O, I, l).
+    for (const bad of [`${btc}J`, `0${btc.slice(1)}`, `${btc.slice(0, -1)}l`, `${btc.slice(0, 20)}-${btc.slice(21)}`]) {
+      const refused = await t.app.inject({ url: `/v1/addresses/${ME.address}/trades/${bad}/${usdt}` });
+      expect(refused.statusCode, bad).toBe(400);
+      expect(refused.json().errors[0].code).toBe(10201);
     }
   });
 

@@ -39,6 +39,13 @@ const passwordGrant = (username: string, password: string, extra: Record<string,
   ...extra,
 });
 
+const refreshGrant = (refreshToken: string, clientId = 'waves.exchange') => ({
+  grant_type: 'refresh_token',
+  scope: 'general',
+  client_id: clientId,
+  refresh_token: refreshToken,
+});
+
 const codeOf = (response: { json(): unknown }) => (response.json() as { errors: { code: number }[] }).errors[0]?.code;
 
 describe.each(DATABASES)('tokens on %s', (kind) => {
@@ -90,6 +97,42 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
       'query',
     );
     expect(response.statusCode, response.body).toBe(200);
+  });
+
+  it('a body that carries no parameter ({} in JSON, separators in a form) is no body: the query string is read', async () => {
+    const fields = passwordGrant(me.username, me.password(now() + 600));
+    const url = `/v1/oauth2/token?${new URLSearchParams(fields)}`;
+    for (const [type, payload] of [
+      ['application/json', '{}'],
+      ['application/json; charset=utf-8', ' { } '],
+      ['application/x-www-form-urlencoded', '&'],
+    ]) {
+      const response = await t.app.inject({ method: 'POST', url, headers: { 'content-type': type }, payload });
+      expect(response.statusCode, `${type} ${payload}: ${response.body}`).toBe(200);
+    }
+    // A refresh in the query string with {} is a refresh, and counted as one.
+    const before = await t.app.inject({ url: '/metrics' });
+    const granted = (text: string) =>
+      Number(/gateway_token_grants_total\{grant="refresh_token"\} (\d+)/.exec(text)?.[1] ?? 0);
+    const { refresh_token } = await signIn(t.app, me, now() + 600);
+    const refreshed = await t.app.inject({
+      method: 'POST',
+      url: `/v1/oauth2/token?${new URLSearchParams(refreshGrant(refresh_token))}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '{}',
+    });
+    expect(refreshed.statusCode, refreshed.body).toBe(200);
+    const after = await t.app.inject({ url: '/metrics' });
+    expect(granted(after.body)).toBe(granted(before.body) + 1);
+    // A body with any parameter is a complete request and wins over the query string.
+    const partial = await t.app.inject({
+      method: 'POST',
+      url,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"scope":"general"}',
+    });
+    expect(partial.statusCode).toBe(400);
+    expect(codeOf(partial)).toBe(10200);
   });
 
   it('accepts a signature for an expiry exactly one week ahead, sent a moment later', async () => {
@@ -228,13 +271,6 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
     // Reuse revoked the family: the token issued by the rotation is dead too.
     const afterReuse = await refresh(pair.refresh_token);
     expect(codeOf(afterReuse)).toBe(11308);
-  });
-
-  const refreshGrant = (refreshToken: string, clientId = 'waves.exchange') => ({
-    grant_type: 'refresh_token',
-    scope: 'general',
-    client_id: clientId,
-    refresh_token: refreshToken,
   });
 
   it('a refresh token only works with its own client id, and another client cannot spend it', async () => {
@@ -419,6 +455,45 @@ describe('the bearer check', () => {
       expect((await call()).statusCode).toBe(200);
       clock = (expiry + 1) * 1000;
       expect((await call()).statusCode).toBe(401);
+    } finally {
+      await timed.close();
+    }
+  });
+});
+
+describe.each(DATABASES)('the refresh token lifetime on %s', (kind) => {
+  it('a refresh token works until its lifetime ends, and is refused from then on (11308)', async () => {
+    const start = Date.now();
+    let clock = start;
+    const timed = await testApp(kind, { demo: true, now: () => clock });
+    try {
+      const ttl = timed.config.refreshTokenTtl;
+      const at = (seconds: number) => {
+        clock = start + seconds * 1000;
+      };
+      const refresh = (token: string) =>
+        timed.app.inject({
+          method: 'POST',
+          url: '/v1/oauth2/token',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: new URLSearchParams(refreshGrant(token)).toString(),
+        });
+      const expiry = Math.floor(start / 1000) + 600;
+      const early = await signIn(timed.app, me, expiry);
+      const late = await signIn(timed.app, me, expiry);
+      at(ttl - 1);
+      const renewed = await refresh(early.refresh_token);
+      expect(renewed.statusCode, renewed.body).toBe(200);
+      at(ttl);
+      const expired = await refresh(late.refresh_token);
+      expect(expired.statusCode).toBe(400);
+      expect(codeOf(expired)).toBe(11308);
+      // The renewed token lives a full lifetime from its own issue, not from the sign-in.
+      at(2 * ttl - 2);
+      const again = await refresh(renewed.json().refresh_token);
+      expect(again.statusCode, again.body).toBe(200);
+      at(3 * ttl - 2);
+      expect(codeOf(await refresh(again.json().refresh_token))).toBe(11308);
     } finally {
       await timed.close();
     }

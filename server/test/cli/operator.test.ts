@@ -99,7 +99,7 @@ describe.each(DATABASES)('gateway commands on %s', (kind) => {
       .orderBy('currency_id')
       .orderBy('platform_id')
       .execute();
-    expect(snapshot).toHaveLength(14);
+    expect(snapshot).toHaveLength(18);
     expect((await gateway('catalogue', 'load', demoFiles.catalogue)).code).toBe(0);
     expect(
       await t.store.db
@@ -157,6 +157,48 @@ describe.each(DATABASES)('gateway commands on %s', (kind) => {
     expect((await gateway('catalogue', 'load', file('private.yaml', withPrivate))).stderr).toMatch(
       /platforms\[0\] \(BSC\)\.xpub/,
     );
+  });
+
+  it('refuses a platform that cannot serve its operations, naming the entry and field, and changes nothing', async () => {
+    const demo = readFileSync(demoFiles.catalogue, 'utf8');
+    const before = await t.store.db.selectFrom('platforms').selectAll().orderBy('id').execute();
+    const cases: [string, string, string][] = [
+      [
+        'evm without xpub',
+        demo.replace(/(name: Ethereum\n\s+address_kind: evm)\n\s+xpub: \S+/, '$1'),
+        'platforms[2] (ETH).xpub: is required for a platform of kind evm',
+      ],
+      [
+        'bitcoin without xpub',
+        demo.replace(/(network: mainnet)\n\s+xpub: \S+/, '$1'),
+        'platforms[1] (BTC).xpub: is required for a platform of kind bitcoin',
+      ],
+      [
+        'ledger with an xpub',
+        demo.replace('address_kind: ledger', `address_kind: ledger\n    xpub: ${before[0]?.xpub}`),
+        'platforms[3] (WAVES).xpub: must not be given for a ledger platform',
+      ],
+      [
+        'a network on an evm platform',
+        demo.replace('address_kind: evm', 'address_kind: evm\n    network: mainnet'),
+        'platforms[0] (BSC).network: only a bitcoin platform has a network',
+      ],
+      [
+        'a fee on the ledger platform',
+        demo.replace(
+          "platform_asset_id: WAVES\n        deposit: { status: active, min: '0.00000001', max: '100000', fee_flat: '0'",
+          "platform_asset_id: WAVES\n        deposit: { status: active, min: '0.00000001', max: '100000', fee_flat: '0.1'",
+        ),
+        'currencies[5] (WAVES).platforms.WAVES.deposit.fee_flat: must be 0 on a ledger platform',
+      ],
+    ];
+    for (const [name, text, message] of cases) {
+      expect(text, name).not.toBe(demo);
+      const result = await gateway('catalogue', 'load', file(`${name}.yaml`, text));
+      expect(result.code, name).toBe(1);
+      expect(result.stderr, name).toContain(message);
+    }
+    expect(await t.store.db.selectFrom('platforms').selectAll().orderBy('id').execute()).toEqual(before);
   });
 
   it('imports movements and trades; re-running is harmless; the stored status is the feed’s', async () => {
