@@ -5,7 +5,8 @@
 //   npm run mock -- --dynamic    generated data (or send `Prefer: dynamic=true` per request)
 //   MOCK_PORT=5000 npm run mock
 //
-// Per request: `Prefer: code=404` picks a documented response, `Prefer: example=<name>` a named example.
+// Per request: `Prefer: code=404` picks a documented response, `Prefer: code=400, example=<name>` a named
+// example of it. An invalid request gets the first example of its error status: the generic one.
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';

@@ -144,6 +144,10 @@ export interface paths {
          *     ledger account, minus the deposit fees. The address belongs to the account: the same account and
          *     platform always get the same address, and no two accounts share one. An inactive deposit is refused
          *     (403, code 10101) rather than given an address. Requires a token.
+         *
+         *     On the ledger's own platform (a platform whose addresses are ledger addresses, such as `WAVES`), a
+         *     deposit is a transfer on the ledger: the address is the signed-in account's own ledger address, which
+         *     such a transfer credits directly. Nothing stands between, so that platform's terms carry no fees.
          */
         get: operations["getDepositAddresses"];
         put?: never;
@@ -254,6 +258,10 @@ export interface paths {
          *     blockchain, minus the withdrawal fees. `address` is checked for the platform (400, code 10207, when it is
          *     not valid there). The proxy address is stable for the account, currency, destination and platform.
          *     An inactive withdrawal is refused (403, code 10101). Requires a token.
+         *
+         *     On the ledger's own platform (such as `WAVES`), `address` is a ledger address of this network and a
+         *     withdrawal is a plain transfer on the ledger: the answer's `proxy_addresses` holds `address` itself, to
+         *     transfer to directly. No proxy is allocated and that platform's terms carry no fees.
          */
         get: operations["getWithdrawalAddresses"];
         put?: never;
@@ -789,7 +797,10 @@ export interface components {
             /** @constant */
             type: "deposit_addresses";
             currency: components["schemas"]["DepositCurrency"];
-            /** @description Addresses on the external blockchain (one; clients use the first). */
+            /**
+             * @description Addresses on the platform's blockchain (one; clients use the first). On the ledger's own platform,
+             *     the signed-in account's ledger address.
+             */
             deposit_addresses: string[];
         };
         /**
@@ -825,7 +836,10 @@ export interface components {
             /** @constant */
             type: "withdrawal_addresses";
             currency: components["schemas"]["WithdrawalCurrency"];
-            /** @description Ledger addresses to transfer to (one; clients use the first). */
+            /**
+             * @description Ledger addresses to transfer to (one; clients use the first). On the ledger's own platform, the
+             *     destination itself.
+             */
             proxy_addresses: components["schemas"]["LedgerAddress"][];
         };
         /**
@@ -1381,7 +1395,7 @@ export interface components {
         /**
          * @description Destination address on the external blockchain, valid for the platform: an EVM platform takes `0x` and
          *     40 hex digits (EIP-55 checksum when mixed case); Bitcoin takes bech32 or base58check of the configured
-         *     network.
+         *     network; the ledger's own platform takes a ledger address of this network.
          * @example 0x3f2b1c25A5f23b193560B97988ee98cBDb480730
          */
         WithdrawalDestinationPath: string;
@@ -1474,8 +1488,8 @@ export interface operations {
             /**
              * @description The request is refused. The code says which rule failed: a missing or invalid parameter
              *     (10200, 10201), an unreadable body (10204), or a token rule (11300 to 11308). The first example is
-             *     the generic one (what the mock answers by default); the others are reachable in the mock with
-             *     `Prefer: example=<name>`.
+             *     the generic one (what the mock answers by default); the mock gives the others on request with
+             *     `Prefer: code=400, example=<name>`.
              */
             400: {
                 headers: {
@@ -1760,7 +1774,7 @@ export interface operations {
                 /**
                  * @description Destination address on the external blockchain, valid for the platform: an EVM platform takes `0x` and
                  *     40 hex digits (EIP-55 checksum when mixed case); Bitcoin takes bech32 or base58check of the configured
-                 *     network.
+                 *     network; the ledger's own platform takes a ledger address of this network.
                  * @example 0x3f2b1c25A5f23b193560B97988ee98cBDb480730
                  */
                 address: components["parameters"]["WithdrawalDestinationPath"];
@@ -1795,7 +1809,7 @@ export interface operations {
                 /**
                  * @description Destination address on the external blockchain, valid for the platform: an EVM platform takes `0x` and
                  *     40 hex digits (EIP-55 checksum when mixed case); Bitcoin takes bech32 or base58check of the configured
-                 *     network.
+                 *     network; the ledger's own platform takes a ledger address of this network.
                  * @example 0x3f2b1c25A5f23b193560B97988ee98cBDb480730
                  */
                 address: components["parameters"]["WithdrawalDestinationPath"];

@@ -161,7 +161,8 @@ function fieldValue(name: string, property: Json, rng: Rng, ctx: FuzzContext): s
 }
 
 function validFields(body: BodyModel, rng: Rng, ctx: FuzzContext): Record<string, string> {
-  const variant = rng.pick(body.variants);
+  // A variant without properties (the token request's `{}`) is no body: the empty-body cases cover it.
+  const variant = rng.pick(body.variants.filter((v) => Object.keys(v.properties).length > 0));
   const fields: Record<string, string> = {};
   for (const [name, property] of Object.entries(variant.properties))
     fields[name] = fieldValue(name, property, rng, ctx);

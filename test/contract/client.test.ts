@@ -114,10 +114,10 @@ describe('the client against the real server, end to end', () => {
     expect(new Set(trades.map((t) => t.id)).size).toBe(320);
     const platforms = [];
     for await (const p of client.platforms({ pageSize: 1 })) platforms.push(p.id);
-    expect(platforms).toEqual(['BSC', 'BTC', 'ETH']);
+    expect(platforms).toEqual(['BSC', 'BTC', 'ETH', 'WAVES']);
     const currencies = [];
     for await (const c of client.withdrawalCurrencies({ pageSize: 2 })) currencies.push(`${c.id}/${c.platform_id}`);
-    expect(currencies).toHaveLength(7);
+    expect(currencies).toHaveLength(9);
   });
 
   it('refreshes before expiry; a reused refresh token ends the other session with a clear error', async () => {

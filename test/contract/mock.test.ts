@@ -9,7 +9,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { scenarios } from '../scenarios/index.js';
 import { problemsWith, send } from '../src/run.js';
 import type { ScenarioContext } from '../src/scenario.js';
-import { spec } from '../src/spec.js';
+import { documentedResponses, resolveResponse, spec } from '../src/spec.js';
 
 /** The mock accepts any well-formed bearer token and any well-formed password; it knows no real data. */
 const mockContext: ScenarioContext = {
@@ -71,6 +71,40 @@ describe('the scenario table covers the spec', () => {
 });
 
 describe('the mock for frontend developers', () => {
+  const tokenRequest = (body: string, headers: Record<string, string> = {}) =>
+    fetch(new URL('/v1/oauth2/token', inject('mockUrl')), {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body,
+    });
+
+  it('answers a token request that lacks its fields with the generic error, not a specific one', async () => {
+    const response = await tokenRequest('grant_type=password');
+    expect(response.status).toBe(400);
+    expect((await response.json()).errors[0].code).toBe(10200);
+  });
+
+  it('still gives the specific errors on request, by status and example name', async () => {
+    const grant = new URLSearchParams(await mockContext.passwordGrant()).toString();
+    const response = await tokenRequest(grant, { prefer: 'code=400, example=invalidSignature' });
+    expect(response.status).toBe(400);
+    expect((await response.json()).errors[0].code).toBe(11307);
+  });
+
+  it("every 400 response's first example is the generic one (a missing or invalid parameter)", () => {
+    const generic: (number | undefined)[] = [
+      errorCatalogue.missing_parameter.code,
+      errorCatalogue.invalid_parameter.code,
+    ];
+    const ids = Object.keys(operationMeta) as OperationId[];
+    const firstCodes = ids.map((id) => {
+      const response = resolveResponse(documentedResponses(id)['400']);
+      const examples = Object.values(response?.content?.['application/json']?.examples ?? {});
+      return [id, examples[0]?.value?.errors?.[0]?.code] as const;
+    });
+    expect(firstCodes.filter(([, code]) => !generic.includes(code))).toEqual([]);
+  });
+
   it('answers a browser preflight for an authenticated call from another origin', async () => {
     const response = await fetch(new URL('/v1/movements', inject('mockUrl')), {
       method: 'OPTIONS',

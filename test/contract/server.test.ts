@@ -10,14 +10,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApiClient, passwordFor, signerFromSeed } from '@gateway/client';
+import { type OperationId, operationMeta } from '@gateway/generated';
 import { buildApp, loadDemoIfEmpty, openStore, testConfig } from '@gateway/server';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scenarios } from '../scenarios/index.js';
+import { exampleRequests } from '../src/examples.js';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
 import { type RunningPrism, startPrism } from '../src/prism.js';
 import { problemsWith, send } from '../src/run.js';
 import type { ScenarioContext } from '../src/scenario.js';
+import { responseProblems } from '../src/spec.js';
 
 /** The demo account of the README: the ledger reference library's public known-answer seed. */
 const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
@@ -105,6 +108,23 @@ describe('contract scenarios against the server built in-process (buildApp)', ()
   it.each(forServer.map((s) => [s.name, s] as const))('%s', async (_name, scenario) => {
     const answer = await send(inProcess.url, scenario, inProcess.context);
     expect(problemsWith(answer, scenario, 'server')).toEqual([]);
+  });
+});
+
+describe("the spec's example requests answer on the demo exchange", () => {
+  const examples = exampleRequests();
+  it('every operation without a body has an example request', () => {
+    expect(examples.map((e) => e.operationId)).toEqual(
+      (Object.keys(operationMeta) as OperationId[]).filter((id) => id !== 'createToken'),
+    );
+  });
+  it.each(examples.map((e) => [`${e.method} ${e.url}`, e] as const))('%s', async (_name, example) => {
+    const headers: Record<string, string> = example.protected ? { authorization: await context.bearer() } : {};
+    const response = await fetch(new URL(example.url, gateway.url), { method: example.method, headers });
+    const text = await response.text();
+    expect(response.status, text.slice(0, 400)).toBe(example.status);
+    const json = response.headers.get('content-type')?.includes('json');
+    expect(responseProblems(example.operationId, response.status, json ? JSON.parse(text) : text)).toEqual([]);
   });
 });
 

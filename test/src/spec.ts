@@ -40,6 +40,15 @@ export function documentedResponses(operationId: OperationId): Record<string, Js
   return operation.responses as Record<string, Json>;
 }
 
+interface ResponseObject {
+  content?: Record<string, { examples?: Record<string, { value?: { errors?: { code: number }[] } }> }>;
+}
+
+/** A documented response with its `$ref` followed (undefined when there is none). */
+export function resolveResponse(response: Json | undefined): ResponseObject | undefined {
+  return response ? (resolve(response) as ResponseObject) : undefined;
+}
+
 /** Validates `body` against the JSON schema of the operation's `status` response. Returns the problems. */
 export function responseProblems(operationId: OperationId, status: number, body: unknown): string[] {
   const meta = operationMeta[operationId];
