@@ -84,6 +84,10 @@ function collectOperations(doc) {
         .map((p) => resolveRef(doc, p))
         .filter((p) => ['integer', 'number'].includes(resolveRef(doc, p.schema ?? {}).type))
         .map((p) => p.name);
+      // Answers that must not be cached: a signed-in caller's, and those that document `Cache-Control`.
+      const documentsCacheControl = Object.values(op.responses ?? {}).some((response) =>
+        Object.keys(resolveRef(doc, response).headers ?? {}).some((name) => name.toLowerCase() === 'cache-control'),
+      );
       operations.push({
         operationId: op.operationId,
         method: method.toUpperCase(),
@@ -96,6 +100,8 @@ function collectOperations(doc) {
         responseContentTypes: responseTypes,
         queryDefaults,
         numericParameters,
+        noStore: security.length > 0 || documentsCacheControl,
+        rateLimited: op['x-rate-limited'] === true,
       });
     }
   }
@@ -141,6 +147,8 @@ function operationsModule(operations) {
         `responseContentTypes: ${JSON.stringify(o.responseContentTypes)}`,
         `queryDefaults: ${JSON.stringify(o.queryDefaults)}`,
         `numericParameters: ${JSON.stringify(o.numericParameters)}`,
+        `noStore: ${o.noStore}`,
+        `rateLimited: ${o.rateLimited}`,
       ];
       return `  ${o.operationId}: { ${fields.join(', ')} },`;
     })
@@ -171,6 +179,10 @@ export interface OperationMeta {
   readonly queryDefaults: readonly string[];
   /** Parameters (path or query) whose schema is a number or an integer. */
   readonly numericParameters: readonly string[];
+  /** Its answers carry \`Cache-Control: no-store\` (it is protected, or its responses document the header). */
+  readonly noStore: boolean;
+  /** Limited per client address (\`x-rate-limited\`). */
+  readonly rateLimited: boolean;
 }
 
 /** Per-operation metadata, keyed by operationId. */

@@ -1413,7 +1413,8 @@ export interface components {
     requestBodies: never;
     headers: {
         /**
-         * @description Token responses are never cached.
+         * @description Token responses are never cached (nor are the answers of operations that require a token, whose
+         *     responses do not repeat this header).
          * @example no-store
          */
         CacheControl: "no-store";

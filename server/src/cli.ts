@@ -13,10 +13,10 @@
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { CatalogueError } from './domain/catalogue.js';
-import { importMovements, importTrades, loadCatalogueFile, type Progress } from './operations.js';
+import { importMovements, importTrades, loadCatalogueFile, type Progress } from './operator/commands.js';
+import { ImportError } from './operator/feed-import.js';
 import { startServer } from './server.js';
 import { CatalogueConflict } from './store/catalogue.js';
-import { ImportError } from './store/import.js';
 import { openStore } from './store/store.js';
 
 const USAGE = `usage:

@@ -1,13 +1,13 @@
 /** What every handler gets besides its request: the services of the app and, when signed in, the caller. */
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
+import type { CatalogueCache } from './domain/catalogue-cache.js';
 import type { CursorCodec } from './domain/cursor.js';
 import type { Caller, TokenSettings } from './domain/tokens.js';
 import { ApiError } from './errors.js';
 import type { Metrics } from './metrics.js';
 import type { Database } from './store/schema.js';
 import type { Store } from './store/store.js';
-import type { CatalogueCache } from './store/terms.js';
 
 export interface Services {
   db: Kysely<Database>;

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
-import { loadDemoIfEmpty } from './operations.js';
+import { loadDemoIfEmpty } from './operator/commands.js';
 import { openStore } from './store/store.js';
 
 export async function startServer(config: Config, options: { demo?: boolean } = {}): Promise<FastifyInstance> {

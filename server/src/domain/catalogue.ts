@@ -4,8 +4,8 @@
  * so amounts stay exact. Errors name the entry and the field.
  */
 import { parse } from 'yaml';
+import { compareDecimal, type DecimalText, fractionDigits, parseDecimal } from '../lib/decimal.js';
 import { ADDRESS_KINDS, type AddressKind, isLedgerPlatform, parseExtendedPublicKey } from './addresses.js';
-import { compareDecimal, type DecimalText, fractionDigits, parseDecimal } from './decimal.js';
 import { idPatterns } from './patterns.js';
 
 export interface TermsEntry {

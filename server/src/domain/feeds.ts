@@ -5,10 +5,10 @@
  */
 import { createRequire } from 'node:module';
 import { type ChainId, isLedgerAddress } from '../crypto/address.js';
+import { fractionDigits, parseDecimal } from '../lib/decimal.js';
+import { normaliseTimestamp } from '../lib/time.js';
 import type { MovementRecord, TradeRecord } from '../store/schema.js';
-import { fractionDigits, parseDecimal } from './decimal.js';
 import { idPatterns } from './patterns.js';
-import { normaliseTimestamp } from './time.js';
 
 const spec = createRequire(import.meta.url)('@gateway/generated/openapi.json') as {
   components: { schemas: { MovementStatus: { enum: string[] } } };

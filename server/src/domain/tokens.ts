@@ -13,14 +13,14 @@ import { addressFromEthAddress, addressFromPublicKey, type ChainId, chainIdByte 
 import { PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, verifyLedgerSignature } from '../crypto/curve25519.js';
 import { ETH_SIGNATURE_LENGTH, eip712Digest, parseEthAddress, recoverSigner } from '../crypto/ethereum.js';
 import { ApiError } from '../errors.js';
+import type { Store } from '../store/store.js';
 import {
   findRefreshToken,
   type RefreshTokenRow,
   replaceRefreshToken,
   revokeTokenFamily,
   startTokenFamily,
-} from '../store/accounts.js';
-import type { Store } from '../store/store.js';
+} from '../store/token.js';
 
 /** The longest a signed expiry may lie ahead (one week), and the clock skew tolerated on top of it. */
 export const MAX_LIFETIME_SECONDS = 604_800;

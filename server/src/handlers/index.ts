@@ -1,16 +1,25 @@
-/** The handler of every operation of the spec: adding an operation to the spec breaks this until it has one. */
+/**
+ * The handler of every operation of the spec, one file per resource file of `spec/paths`: adding an
+ * operation to the spec breaks this until it has one.
+ */
 import type { HandlerMap } from '@gateway/generated';
 import type { Context } from '../context.js';
-import { accountHandlers } from './account.js';
-import { operationsHandlers } from './operations.js';
-import { publicHandlers } from './public.js';
-import { termsHandlers } from './terms.js';
+import { depositHandlers } from './deposit.js';
+import { healthHandlers } from './health.js';
+import { movementsHandlers } from './movements.js';
+import { platformsHandlers } from './platforms.js';
+import { stakingHandlers } from './staking.js';
 import { tokenHandlers } from './token.js';
+import { tradesHandlers } from './trades.js';
+import { withdrawalHandlers } from './withdrawal.js';
 
 export const handlers = {
   ...tokenHandlers,
-  ...termsHandlers,
-  ...accountHandlers,
-  ...publicHandlers,
-  ...operationsHandlers,
+  ...depositHandlers,
+  ...withdrawalHandlers,
+  ...movementsHandlers,
+  ...platformsHandlers,
+  ...tradesHandlers,
+  ...stakingHandlers,
+  ...healthHandlers,
 } satisfies HandlerMap<Context>;

@@ -14,33 +14,43 @@ function required(params: Params, name: string): string {
   return value;
 }
 
+/** A token pair for the request's grant, or the refusal (counted by reason, as grants are by type). */
+async function grant(params: Params, context: Context) {
+  const grantType = required(params, 'grant_type');
+  const scope = required(params, 'scope');
+  const clientId = required(params, 'client_id');
+  const now = nowSeconds(context);
+  const pair =
+    grantType === 'password'
+      ? await issueForPassword(
+          context.store,
+          context.tokens,
+          { scope, clientId, username: required(params, 'username'), password: required(params, 'password') },
+          now,
+        )
+      : grantType === 'refresh_token'
+        ? await issueForRefreshToken(
+            context.store,
+            context.tokens,
+            { scope, clientId, refreshToken: required(params, 'refresh_token') },
+            now,
+          )
+        : (() => {
+            throw new ApiError('unsupported_grant_type');
+          })();
+  context.metrics.tokenGranted(grantType === 'refresh_token' ? 'refresh_token' : 'password');
+  return pair;
+}
+
 export const tokenHandlers: Pick<HandlerMap<Context>, 'createToken'> = {
   async createToken({ body, query }, context) {
     // Deployed clients send the parameters in the query string with an empty body; a body wins when present
     // (one without any parameter arrives here as no body).
-    const params = (body ?? query) as Params;
-    const grantType = required(params, 'grant_type');
-    const scope = required(params, 'scope');
-    const clientId = required(params, 'client_id');
-    const now = nowSeconds(context);
-    const pair =
-      grantType === 'password'
-        ? await issueForPassword(
-            context.store,
-            context.tokens,
-            { scope, clientId, username: required(params, 'username'), password: required(params, 'password') },
-            now,
-          )
-        : grantType === 'refresh_token'
-          ? await issueForRefreshToken(
-              context.store,
-              context.tokens,
-              { scope, clientId, refreshToken: required(params, 'refresh_token') },
-              now,
-            )
-          : (() => {
-              throw new ApiError('unsupported_grant_type');
-            })();
-    return { status: 200, body: pair };
+    try {
+      return { status: 200, body: await grant((body ?? query) as Params, context) };
+    } catch (error) {
+      if (error instanceof ApiError) context.metrics.tokenRefused(error.kind);
+      throw error;
+    }
   },
 };

@@ -4,15 +4,44 @@
  * without building and serializing 1,000 objects (the drivers' per-value cost was the largest part of a
  * page; see the benchmark notes).
  *
- * The rendering is the handlers' own (`movement`, `trade` in handlers/present.ts, typed by the spec), so a
- * spec change that reshapes a movement is a compile error there as it is anywhere. What keeps stored text
+ * The rendering (`movement`, `trade` below) is typed by the spec, so a spec change that reshapes a
+ * movement is a compile error here as it is anywhere. What keeps stored text
  * from going stale is the format: a fingerprint of the rendering of sample rows. When it differs from the
- * one the database was rendered in, `refreshDocuments` (store/feeds.ts) renders every row again (it runs
+ * one the database was rendered in, `refreshDocuments` (store/refresh-documents.ts) renders every row again (it runs
  * after the migrations, on `gateway migrate` and when a server starts).
  */
 import { createHash } from 'node:crypto';
-import { movement, trade } from '../handlers/present.js';
+import type { components } from '@gateway/generated';
+import { decimalToNumber } from '../lib/decimal.js';
 import type { MovementRecord, MovementTable, TradeRecord, TradeTable } from './schema.js';
+
+type Schemas = components['schemas'];
+
+/** A trade as the API serves it. */
+export const trade = (row: TradeRecord): Schemas['Trade'] => ({
+  type: row.type,
+  id: row.id,
+  timestamp: row.timestamp,
+  amount: decimalToNumber(row.amount),
+  price: decimalToNumber(row.price),
+});
+
+/** A movement as the API serves it. */
+export const movement = (row: MovementRecord): Schemas['Movement'] => ({
+  type: 'gateway_movement',
+  id: row.id,
+  direction: row.direction,
+  status: row.status as Schemas['MovementStatus'],
+  source_platform_id: row.source_platform_id,
+  destination_platform_id: row.destination_platform_id,
+  currency_id: row.currency_id,
+  amount: decimalToNumber(row.amount),
+  fee: decimalToNumber(row.fee),
+  created_at: row.created_at,
+  updated_at: row.updated_at,
+  recipient_address: row.recipient_address,
+  transactions: JSON.parse(row.transactions) as Schemas['MovementTransaction'][],
+});
 
 export const movementDocument = (record: MovementRecord): string => JSON.stringify(movement(record));
 export const tradeDocument = (record: TradeRecord): string => JSON.stringify(trade(record));

@@ -1,3 +1,4 @@
+import type { CompiledQuery, Kysely } from 'kysely';
 /** Table types of the store. Amounts are canonical decimal text; times are UTC ISO 8601 text with ms. */
 export type Direction = 'deposit' | 'withdrawal';
 
@@ -135,4 +136,33 @@ export interface Database {
   withdrawal_addresses: WithdrawalAddressTable;
   token_families: TokenFamilyTable;
   refresh_tokens: RefreshTokenTable;
+}
+
+export type DialectName = 'sqlite' | 'postgres';
+
+export interface Store {
+  readonly db: Kysely<Database>;
+  readonly dialect: DialectName;
+  /**
+   * Applies pending migrations, then renders stored documents again if their format changed
+   * (store/documents.ts); returns what it did (migration names, rows rendered).
+   */
+  migrate(): Promise<string[]>;
+  /**
+   * The first column of every row of a compiled query, without building an object per row: the hot list
+   * pages read their documents this way (a driver's per-row and per-value cost is most of a page's time).
+   */
+  firstColumn(query: CompiledQuery): Promise<unknown[]>;
+  /**
+   * Runs `statements` (writes without RETURNING) in order in one transaction and commits only if every one of
+   * them changed at least one row; otherwise nothing is kept and the answer is false (a failure rolls back and
+   * throws). On SQLite the transaction runs synchronously (BEGIN IMMEDIATE), so no other query of this
+   * process comes between its statements.
+   */
+  allOrNothing(statements: readonly CompiledQuery[]): Promise<boolean>;
+  /** True when the database answers. */
+  ping(): Promise<boolean>;
+  /** Connections of the pool by state. */
+  poolState(): { total: number; idle: number; waiting: number };
+  close(): Promise<void>;
 }

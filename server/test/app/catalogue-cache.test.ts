@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCatalogue } from '../../src/domain/catalogue.js';
-import { demoFiles } from '../../src/operations.js';
+import { demoFiles } from '../../src/operator/commands.js';
 import { applyCatalogue } from '../../src/store/catalogue.js';
 import { signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';

@@ -5,11 +5,11 @@
  */
 import { type Kysely, type MigrationProvider, Migrator, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { movement, trade } from '../../src/handlers/present.js';
-import { DOCUMENT_FORMAT, movementDocument, tradeDocument } from '../../src/store/documents.js';
-import { upsertMovements, upsertTrades } from '../../src/store/feeds.js';
+import { DOCUMENT_FORMAT, movement, movementDocument, trade, tradeDocument } from '../../src/store/documents.js';
 import { migrations } from '../../src/store/migrations.js';
+import { upsertMovements } from '../../src/store/movements.js';
 import type { MovementRecord, TradeRecord } from '../../src/store/schema.js';
+import { upsertTrades } from '../../src/store/trades.js';
 import { signIn, type TestApp, testApp } from '../support/app.js';
 import { createTestStore, DATABASES } from '../support/databases.js';
 import { DEMO_SEED, ledgerUser } from '../support/signers.js';

@@ -6,8 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTrade } from '../../src/domain/feeds.js';
-import { upsertMovements, upsertTrades } from '../../src/store/feeds.js';
+import { upsertMovements } from '../../src/store/movements.js';
 import type { MovementRecord, TradeRecord } from '../../src/store/schema.js';
+import { upsertTrades } from '../../src/store/trades.js';
 import { type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';
 import { DEMO_SEED, ledgerUser } from '../support/signers.js';

@@ -4,9 +4,10 @@
  */
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listMovements, listTrades, upsertMovements } from '../../src/store/feeds.js';
+import { listMovements, upsertMovements } from '../../src/store/movements.js';
 import type { MovementRecord } from '../../src/store/schema.js';
 import { statementNames } from '../../src/store/store.js';
+import { listTrades } from '../../src/store/trades.js';
 import { createTestStore, type TestStore } from '../support/databases.js';
 
 const movementOf = (i: number): MovementRecord => ({

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { handlers } from '../../src/handlers/index.js';
-import { movementsPageQuery, tradesPageQuery } from '../../src/store/feeds.js';
+import { movementsPageQuery } from '../../src/store/movements.js';
 import { openStore } from '../../src/store/store.js';
+import { tradesPageQuery } from '../../src/store/trades.js';
 import { createTestStore, DATABASES, type TestStore } from '../support/databases.js';
 
 describe('startup', () => {

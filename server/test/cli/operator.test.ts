@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoFiles } from '../../src/operations.js';
+import { demoFiles } from '../../src/operator/commands.js';
 import { openStore, type Store } from '../../src/store/store.js';
 import { DATABASES, TEST_POSTGRES_URL } from '../support/databases.js';
 

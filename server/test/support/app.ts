@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { type Config, testConfig } from '../../src/config.js';
-import { loadDemoIfEmpty } from '../../src/operations.js';
+import { loadDemoIfEmpty } from '../../src/operator/commands.js';
 import type { Store } from '../../src/store/store.js';
 import { createTestStore, type DatabaseKind, type TestStore } from './databases.js';
 import type { LedgerUser } from './signers.js';

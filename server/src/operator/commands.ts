@@ -1,13 +1,14 @@
 /** What the operator commands do, without the command line: load a catalogue, import feeds, the demo. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ChainId } from './crypto/address.js';
-import { parseCatalogue } from './domain/catalogue.js';
-import { parseMovement, parseTrade } from './domain/feeds.js';
-import { applyCatalogue } from './store/catalogue.js';
-import { upsertMovements, upsertTrades } from './store/feeds.js';
-import { type ImportReport, importFeed } from './store/import.js';
-import type { Store } from './store/store.js';
+import type { ChainId } from '../crypto/address.js';
+import { parseCatalogue } from '../domain/catalogue.js';
+import { parseMovement, parseTrade } from '../domain/feeds.js';
+import { applyCatalogue } from '../store/catalogue.js';
+import { upsertMovements } from '../store/movements.js';
+import type { Store } from '../store/store.js';
+import { upsertTrades } from '../store/trades.js';
+import { type ImportReport, importFeed } from './feed-import.js';
 
 export type Progress = (done: number, phase: 'checked' | 'written') => void;
 
@@ -47,9 +48,9 @@ export function importTrades(
 
 /** The demo exchange shipped in server/demo (catalogue, movements and trades of the demo account). */
 export const demoFiles = {
-  catalogue: fileURLToPath(new URL('../demo/catalogue.yaml', import.meta.url)),
-  movements: fileURLToPath(new URL('../demo/movements.ndjson', import.meta.url)),
-  trades: fileURLToPath(new URL('../demo/trades.ndjson', import.meta.url)),
+  catalogue: fileURLToPath(new URL('../../demo/catalogue.yaml', import.meta.url)),
+  movements: fileURLToPath(new URL('../../demo/movements.ndjson', import.meta.url)),
+  trades: fileURLToPath(new URL('../../demo/trades.ndjson', import.meta.url)),
 };
 
 /** Loads the demo exchange when the store has no platform yet; returns whether it did. */

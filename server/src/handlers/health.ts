@@ -3,7 +3,7 @@ import type { HandlerMap } from '@gateway/generated';
 import type { Context } from '../context.js';
 import { ApiError } from '../errors.js';
 
-export const operationsHandlers: Pick<HandlerMap<Context>, 'getLiveness' | 'getReadiness' | 'getMetrics'> = {
+export const healthHandlers: Pick<HandlerMap<Context>, 'getLiveness' | 'getReadiness' | 'getMetrics'> = {
   getLiveness: async () => ({ status: 200, body: { status: 'ok' } }),
   async getReadiness(_request, context) {
     if (!(await context.store.ping())) {

@@ -1,0 +1,180 @@
+/**
+ * The one error handler: every failure, ours or the framework's, is answered in the spec's error body with
+ * its catalogue code and status; server errors are logged with the request id, never sent. Requests that
+ * match no route get 405 (with `Allow`) when another method of the path exists, else 404.
+ */
+import { operationMeta } from '@gateway/generated';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError, errorBody } from './errors.js';
+import { logsRequests } from './plugins/observability.js';
+
+type JsonSchema = { oneOf?: JsonSchema[]; properties?: Record<string, { const?: unknown }> };
+type ValidationIssue = NonNullable<FastifyError['validation']>[number];
+
+/**
+ * For a body that fails a `oneOf` of branches told apart by a `const` property (the token request's
+ * `grant_type`), the issues of the branch the body's tag selects, or the error the tag itself is.
+ */
+function oneOfBranchIssues(
+  schema: JsonSchema | undefined,
+  body: unknown,
+  issues: ValidationIssue[],
+): ApiError | ValidationIssue[] {
+  const branches = schema?.oneOf;
+  if (!branches || typeof body !== 'object' || body === null || Array.isArray(body)) return issues;
+  // Branches without properties (the token request's empty body) carry no tag.
+  const tagged = branches.filter((branch) => branch.properties !== undefined);
+  const tag = Object.keys(tagged[0]?.properties ?? {}).find((name) =>
+    tagged.every((branch) => branch.properties?.[name]?.const !== undefined),
+  );
+  if (!tag) return issues;
+  const value = (body as Record<string, unknown>)[tag];
+  if (value === undefined) {
+    return new ApiError('missing_parameter', `body/${tag} is required`, { details: { parameter: tag } });
+  }
+  const index = branches.findIndex((branch) => branch.properties?.[tag]?.const === value);
+  if (index < 0) {
+    return tag === 'grant_type'
+      ? new ApiError('unsupported_grant_type')
+      : new ApiError('invalid_parameter', `body/${tag} is not one of the allowed values`, {
+          details: { parameter: tag },
+        });
+  }
+  const own = issues.filter((issue) => issue.schemaPath.startsWith(`#/oneOf/${index}/`));
+  return own.length > 0 ? own : issues;
+}
+
+/** The body schema a request was validated against, for its content type. */
+function bodySchemaOf(request: FastifyRequest | undefined): JsonSchema | undefined {
+  const body = request?.routeOptions.schema?.body as { content?: Record<string, { schema?: JsonSchema }> } | undefined;
+  const type = request?.headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return body?.content?.[type]?.schema;
+}
+
+/** Connection-level database failures: the request fails fast with 503 and the pool recovers by itself. */
+function isDatabaseUnavailable(error: unknown): boolean {
+  const e = error as { code?: string; message?: string };
+  const codes = [
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ETIMEDOUT',
+    'EPIPE',
+    'SQLITE_BUSY',
+    '57P01',
+    '57P02',
+    '57P03',
+    '08000',
+    '08001',
+    '08003',
+    '08006',
+  ];
+  return (
+    (e?.code !== undefined && codes.includes(e.code)) ||
+    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
+      e?.message ?? '',
+    )
+  );
+}
+
+function retryAfterOf(error: unknown): number {
+  const ttl = Number((error as { ttl?: number }).ttl);
+  return Number.isFinite(ttl) && ttl > 0 ? Math.ceil(ttl / 1000) : 60;
+}
+
+/** A security handler's failure that is not one of our refusals (glue collects them in `errors`). */
+function unexpectedCauseOf(error: { errors?: unknown[] }): unknown {
+  return error.errors?.find((e) => !(e instanceof ApiError));
+}
+
+/** Turns any failure into a catalogue error. */
+export function toApiError(error: FastifyError & { errors?: unknown[] }, request?: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.name === 'Unauthorized' || error.statusCode === 401) {
+    // Glue wraps whatever a security handler throws: only our own refusals are 401s, a bug is a 500.
+    if (unexpectedCauseOf(error)) return new ApiError('internal_error', 'Internal server error');
+    const cause = error.errors?.find((e) => e instanceof ApiError);
+    return cause instanceof ApiError ? cause : new ApiError('invalid_access_token');
+  }
+  if (error.validation) {
+    const issues =
+      error.validationContext === 'body'
+        ? oneOfBranchIssues(bodySchemaOf(request), request?.body, error.validation)
+        : error.validation;
+    if (issues instanceof ApiError) return issues;
+    const [first] = issues;
+    const where = error.validationContext ?? 'request';
+    const params = (first?.params ?? {}) as Record<string, unknown>;
+    const property =
+      (params.missingProperty as string | undefined) ?? first?.instancePath.split('/').filter(Boolean)[0] ?? where;
+    const missing = first?.keyword === 'required';
+    const message = `${where}/${property} ${missing ? 'is required' : (first?.message ?? 'is invalid')}`;
+    return new ApiError(missing ? 'missing_parameter' : 'invalid_parameter', message, {
+      details: { parameter: property },
+    });
+  }
+  if (error.statusCode === 429) {
+    return new ApiError('rate_limited', undefined, { headers: { 'retry-after': String(retryAfterOf(error)) } });
+  }
+  if (isDatabaseUnavailable(error)) {
+    return new ApiError('service_unavailable', undefined, { headers: { 'retry-after': '5' } });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('payload_too_large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('unsupported_media_type');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return new ApiError('body_unreadable');
+  }
+  if (error instanceof SyntaxError || (error.statusCode === 400 && /body|JSON/i.test(error.message))) {
+    return new ApiError('body_unreadable');
+  }
+  if (error.statusCode === 400) return new ApiError('invalid_parameter', 'The request is invalid');
+  // A plugin refusing a path (the reference page's static files) is, for the API, a path with nothing at it.
+  if (error.statusCode === 403 || error.statusCode === 404) return new ApiError('route_not_found');
+  return new ApiError('internal_error', 'Internal server error');
+}
+
+const templateMatchers = Object.values(operationMeta).map((meta) => ({
+  method: meta.method,
+  pattern: new RegExp(`^${meta.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+}));
+
+/** The methods a path supports, for 405 (empty when no operation has the path). */
+function methodsAt(pathname: string): string[] {
+  const methods = templateMatchers.filter((m) => m.pattern.test(pathname)).map((m) => m.method);
+  return methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+}
+
+/** Installs the error and not-found handlers (before the routes: route contexts take those in force). */
+export function errorHandling(app: FastifyInstance): void {
+  app.setNotFoundHandler(async (request, reply) => {
+    const pathname = request.url.split(/[?#]/)[0] ?? '';
+    const methods = methodsAt(pathname);
+    if (methods.length > 0) {
+      return reply
+        .code(405)
+        .header('allow', methods.join(', '))
+        .send(errorBody('method_not_allowed', `Method ${request.method} is not allowed here`));
+    }
+    return reply.code(404).send(errorBody('route_not_found'));
+  });
+
+  app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    const apiError = toApiError(error, request);
+    if (apiError.status >= 500) {
+      // The request's child logger carries its id when request lines are logged; otherwise name it here.
+      const reqId = logsRequests(request.log.level) ? {} : { reqId: request.id };
+      request.log.error(
+        { ...reqId, err: unexpectedCauseOf(error as { errors?: unknown[] }) ?? error },
+        'request failed',
+      );
+    }
+    if (apiError.kind === 'invalid_access_token') {
+      reply.header('www-authenticate', 'Bearer realm="gateway", error="invalid_token"');
+    }
+    return reply.code(apiError.status).headers(apiError.headers).send(apiError.toBody());
+  });
+}

@@ -1,0 +1,68 @@
+/**
+ * The Fastify server's own options: the logger (never query strings, headers or bodies), limits and
+ * timeouts, and answers in the spec's error body for requests that never reach a route (a URL the router
+ * cannot read, bytes Node's HTTP parser refuses).
+ */
+import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { LogController } from 'fastify';
+import type { Config } from './config.js';
+import { errorBody } from './errors.js';
+import { logsRequests } from './plugins/observability.js';
+
+/** The body limit the spec states (16 KiB). */
+export const BODY_LIMIT = 16 * 1024;
+
+export function fastifyOptions(config: Config, logStream?: { write(line: string): void }): FastifyServerOptions {
+  return {
+    bodyLimit: BODY_LIMIT,
+    logger: {
+      level: config.logLevel,
+      ...(logStream ? { stream: logStream } : {}),
+      // Never log query strings (deployed clients send passwords there), headers or bodies.
+      serializers: {
+        req: (req) => ({ id: req.id, method: req.method, path: String(req.url).split('?')[0] }),
+        res: (res) => ({ statusCode: res.statusCode }),
+      },
+    },
+    requestIdHeader: 'x-request-id',
+    // Every request line is logged once, by the observability hook.
+    logController: new LogController({ disableRequestLogging: true }),
+    // A per-request child logger (with the request id) only when request lines are logged at all; error
+    // lines name the request id themselves.
+    childLoggerFactory: (logger, bindings, options) =>
+      logsRequests(logger.level) ? logger.child(bindings, options) : logger,
+    // Long enough for every path parameter the spec allows (Fastify's default, 100, is not).
+    routerOptions: { maxParamLength: 256 },
+    requestTimeout: 30_000,
+    // URLs the router cannot read (bad percent-encoding, a path parameter longer than any the spec allows)
+    // are answered in the spec's error body like any other invalid request.
+    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+      const message =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? 'A path parameter is longer than any the API accepts'
+          : 'The URL is not valid';
+      reply.code(400).send(errorBody('invalid_parameter', message));
+    },
+    // Requests Node's HTTP parser refuses never reach Fastify: answer them in the error body too.
+    clientErrorHandler: (error, socket) => {
+      if (!socket.writable) {
+        socket.destroy(error);
+        return;
+      }
+      const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+      // An answer to HEAD has no body (its length is still given). Node passes the unparsed bytes.
+      const raw: unknown = error.rawPacket;
+      const head = Buffer.isBuffer(raw) && raw.toString('latin1', 0, 5) === 'HEAD ';
+      const body = JSON.stringify(
+        tooLarge ? errorBody('headers_too_large') : errorBody('invalid_parameter', 'The request is not valid HTTP'),
+      );
+      socket.end(
+        `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+          `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+      );
+    },
+    connectionTimeout: 60_000,
+    // Behind TRUST_PROXY_HOPS load balancers, X-Forwarded-For gives the client's address to the limits.
+    trustProxy: (_address: string, hop: number) => hop < config.trustProxyHops,
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * Content negotiation and the empty-body rule. Operations answer in the media types the spec gives them
+ * (JSON, or text for metrics) and errors in JSON: an `Accept` that admits none of them is a 406. A body
+ * is read only in the content types an operation lists (415 otherwise), and an empty body, or one that
+ * carries no parameter at all (`{}`), is no body whatever type it declares: deployed clients send the
+ * token parameters in the query string with an empty JSON body.
+ */
+import { type OperationId, operationMeta } from '@gateway/generated';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiError } from '../errors.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    operationId?: OperationId;
+  }
+}
+
+const JSON_ONLY = ['application/json'];
+
+/** Whether an `Accept` header admits one of `produced` (absent, or a range covering one with q > 0). */
+export function acceptable(accept: string | undefined, produced: readonly string[]): boolean {
+  if (!accept) return true;
+  return accept.split(',').some((range) => {
+    const [type = '', ...parameters] = range.trim().toLowerCase().split(';');
+    const q = parameters.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    if (q && Number(q.slice(2)) === 0) return false;
+    const wanted = type.trim();
+    return (
+      wanted === '*/*' ||
+      produced.some((media) => media === wanted || (wanted.endsWith('/*') && media.startsWith(wanted.slice(0, -1))))
+    );
+  });
+}
+
+export function negotiation(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, _reply, done) => {
+    const operationId = request.routeOptions.config.operationId;
+    const produced = operationId ? operationMeta[operationId].responseContentTypes : JSON_ONLY;
+    if (!request.url.startsWith('/docs') && !acceptable(request.headers.accept, produced)) {
+      done(new ApiError('not_acceptable'));
+      return;
+    }
+    const { headers } = request;
+    const empty =
+      headers['content-length'] === '0' || (headers['content-length'] === undefined && !headers['transfer-encoding']);
+    if (empty && headers['content-type'] !== undefined) delete headers['content-type'];
+    done();
+  });
+}
+
+/** A route's check of the body's content type, before validation: only the types the operation lists. */
+export function bodyContentTypes(accepted: readonly string[]) {
+  return async (request: FastifyRequest) => {
+    const contentType = request.headers['content-type'];
+    if (contentType === undefined) return;
+    const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+    if (!accepted.includes(type)) throw new ApiError('unsupported_media_type');
+  };
+}
+
+/** The validated body, or undefined when it carries no parameter (`{}`, which the spec admits as no body). */
+export function bodyOf(request: FastifyRequest): unknown {
+  const { body } = request;
+  const empty = typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0;
+  return empty ? undefined : body;
+}

@@ -1,0 +1,112 @@
+/**
+ * The route of each operation, as fastify-openapi-glue builds it from the spec, completed from the
+ * operation's generated metadata: the handler of the handler map, the body's content types, `no-store`,
+ * the rate limit, the deprecation headers. Nothing here names an operation: what is particular to one is
+ * declared in the spec and reaches this file through `operationMeta`.
+ */
+import { type HandlerMap, type OperationId, type OperationMeta, operationMeta } from '@gateway/generated';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { Context } from './context.js';
+import { ApiError } from './errors.js';
+import { JsonText } from './lib/json-text.js';
+import { bodyContentTypes, bodyOf } from './plugins/negotiation.js';
+
+type AnyHandler = (
+  request: { params: unknown; query: unknown; body: unknown; headers: FastifyRequest['headers'] },
+  context: Context,
+) => Promise<{ status: number; body: unknown; headers?: Readonly<Record<string, string>> }>;
+
+/** `Deprecation` (RFC 9745) and `Link` to the successor, with the platform the reply was served on. */
+function deprecationHeaders(
+  meta: OperationMeta,
+  params: Record<string, string>,
+  body: unknown,
+): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (meta.deprecatedAt) headers.deprecation = `@${Math.floor(Date.parse(meta.deprecatedAt) / 1000)}`;
+  if (meta.successor) {
+    const reply = body as { platform_id?: string; currency?: { platform_id?: string } };
+    const values: Record<string, string | undefined> = {
+      ...params,
+      platform: reply.platform_id ?? reply.currency?.platform_id,
+    };
+    const successor = operationMeta[meta.successor].path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+      encodeURIComponent(values[name] ?? ''),
+    );
+    headers.link = `<${successor}>; rel="successor-version"`;
+  }
+  return headers;
+}
+
+/** The validator lets a coerced "Infinity" or "1e309" through as a number: no parameter is infinite. */
+function assertFinite(request: FastifyRequest, names: readonly string[]): void {
+  for (const [where, values] of [
+    ['querystring', request.query],
+    ['params', request.params],
+  ] as const) {
+    for (const name of names) {
+      const value = (values as Record<string, unknown> | undefined)?.[name];
+      if (typeof value === 'number' && !Number.isFinite(value)) {
+        throw new ApiError('invalid_parameter', `${where}/${name} must be a finite number`, {
+          details: { parameter: name },
+        });
+      }
+    }
+  }
+}
+
+function noStore(_request: FastifyRequest, reply: FastifyReply, done: () => void): void {
+  reply.header('cache-control', 'no-store');
+  done();
+}
+
+export interface RouteSettings {
+  handlers: HandlerMap<Context>;
+  /** The context of public operations (shared); a signed-in call gets its own, with its caller. */
+  publicContext: Context;
+  /** Requests a minute per client address on rate-limited operations. */
+  rateLimit: number;
+}
+
+/**
+ * glue's `operationResolver`: glue spreads what it returns over the route it builds; method and url are
+ * given exactly as glue makes them (`{param}` becomes `:param`), its schema is kept.
+ */
+export function routeResolver({ handlers, publicContext, rateLimit }: RouteSettings) {
+  return (operationId: string, method: string, openapiPath: string): RouteOptions => {
+    // The compiler already requires every handler; this refuses to start if one is missing all the same.
+    const handler = (handlers as unknown as Record<string, AnyHandler | undefined>)[operationId];
+    if (typeof handler !== 'function') throw new Error(`no handler for operation ${operationId} of the spec`);
+    const id = operationId as OperationId;
+    const meta: OperationMeta = operationMeta[id];
+    return {
+      method: method.toUpperCase() as RouteOptions['method'],
+      url: openapiPath.replace(/{(\w+)}/g, ':$1'),
+      config: {
+        operationId: id,
+        ...(meta.rateLimited ? { rateLimit: { max: rateLimit, timeWindow: 60_000 } } : {}),
+      },
+      ...(meta.bodyContentTypes.length > 0 ? { preValidation: bodyContentTypes(meta.bodyContentTypes) } : {}),
+      // Before validation, so that refusals carry it too.
+      onRequest: meta.noStore ? noStore : undefined,
+      // No preHandler here: glue's route preHandler is the security check, and it must not be replaced.
+      handler: async (request: FastifyRequest, reply: FastifyReply) => {
+        if (meta.numericParameters.length > 0) assertFinite(request, meta.numericParameters);
+        const caller = request.caller;
+        const result = await handler(
+          { params: request.params ?? {}, query: request.query ?? {}, body: bodyOf(request), headers: request.headers },
+          caller ? { ...publicContext, caller } : publicContext,
+        );
+        if (meta.deprecated) {
+          reply.headers(deprecationHeaders(meta, (request.params ?? {}) as Record<string, string>, result.body));
+        }
+        if (result.headers) reply.headers(result.headers);
+        // Stored JSON text goes out as it is; objects through the response schema's serializer.
+        if (result.body instanceof JsonText) {
+          return reply.code(result.status).type('application/json; charset=utf-8').send(result.body.json);
+        }
+        return reply.code(result.status).send(result.body);
+      },
+    };
+  };
+}

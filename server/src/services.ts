@@ -1,0 +1,35 @@
+/** The services every handler gets: the store, the catalogue cache, the secrets' keys and codecs, the clock. */
+import type { Config } from './config.js';
+import type { Services } from './context.js';
+import { createCatalogueCache } from './domain/catalogue-cache.js';
+import { createCursorCodec } from './domain/cursor.js';
+import { createMetrics } from './metrics.js';
+import { loadSecrets } from './secrets.js';
+import type { Store } from './store/store.js';
+
+export function createServices(
+  config: Config,
+  store: Store,
+  options: { now: () => number; warn: (message: string) => void },
+): Services {
+  const secrets = loadSecrets(config, options.warn);
+  return {
+    db: store.db,
+    store,
+    metrics: createMetrics(store),
+    catalogue: createCatalogueCache(store.db, options.now),
+    config,
+    cursors: createCursorCodec(secrets.cursorSecret),
+    tokens: {
+      chainId: config.chainId,
+      clientIds: config.clientIds,
+      refreshTokenTtl: config.refreshTokenTtl,
+      signingKey: secrets.signingKey,
+      keyId: secrets.keyId,
+      verifyingKeys: secrets.verifyingKeys,
+      verified: new Map(),
+    },
+    proxySeed: secrets.proxySeed,
+    now: options.now,
+  };
+}
