@@ -114,7 +114,7 @@ describe('changing the spec shows up as compile errors', () => {
   it('a field whose type changes makes the handler that fills it fail', () => {
     const errors = typeErrors(handlers, withChangedField, serverSources).join('\n');
     // The getStakingYield handler still fills `apy` with a number.
-    expect(errors).toMatch(/^server\/src\/handlers\/public\.ts: .*getStakingYield/m);
+    expect(errors).toMatch(/^server\/src\/handlers\/staking\.ts: .*getStakingYield/m);
     expect(errors).toMatch(/Types of property 'apy' are incompatible/);
     expect(errors).toMatch(/Type 'number' is not assignable to type 'string'/);
   });
