@@ -6,8 +6,8 @@
  * over real HTTP to the real server (the built binary with the demo data), and holds every answer to the
  * contract (support/check.ts). Replay a run with FUZZ_SEED; FUZZ_COUNT sets the requests per operation.
  *
- *   cd test && npx vitest run --config attack/vitest.config.ts fuzz
- *   FUZZ_SEED=7 FUZZ_COUNT=400 npx vitest run --config attack/vitest.config.ts fuzz
+ *   cd test && npx vitest run fuzz
+ *   FUZZ_SEED=7 FUZZ_COUNT=400 npx vitest run fuzz
  */
 import { signerFromSeed } from '@gateway/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

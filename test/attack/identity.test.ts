@@ -5,7 +5,7 @@
  * the token endpoint. Each attack counts its tries and how many were accepted (must be 0) and checks the
  * refusal is the documented one (status and catalogue code); the table is printed at the end.
  *
- *   cd test && npx vitest run --config attack/vitest.config.ts identity
+ *   cd test && npx vitest run identity
  */
 import { createHmac, createPrivateKey, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -70,3 +70,7 @@ export async function signIn(
   if (response.statusCode !== 200) throw new Error(`sign-in failed: ${response.statusCode} ${response.body}`);
   return response.json();
 }
+
+/** The code of an error answer's first error. */
+export const codeOf = (response: { json(): unknown }) =>
+  (response.json() as { errors: { code: number }[] }).errors[0]?.code;

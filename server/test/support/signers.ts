@@ -57,3 +57,7 @@ export function ethUser(chainId: ChainId = 'W', privateKey = secp256k1.utils.ran
     },
   };
 }
+
+/** The demo account (the seed's first account) and another account of the same seed. */
+export const me = ledgerUser(DEMO_SEED);
+export const someoneElse = ledgerUser(DEMO_SEED, 'W', 7);

@@ -10,12 +10,12 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoFiles } from '../../src/operator/commands.js';
-import { openStore, type Store } from '../../src/store/store.js';
-import { DATABASES, TEST_POSTGRES_URL } from '../support/databases.js';
+import { demoFiles } from '../src/operator/commands.js';
+import { openStore, type Store } from '../src/store/store.js';
+import { DATABASES, TEST_POSTGRES_URL } from './support/databases.js';
 
 const run = promisify(execFile);
-const CLI = path.resolve(import.meta.dirname, '../../dist/cli.js');
+const CLI = path.resolve(import.meta.dirname, '../dist/cli.js');
 
 interface Target {
   env: Record<string, string>;

@@ -3,13 +3,11 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type ErrorName, errorCatalogue } from '@gateway/generated';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, specification } from '../../src/app.js';
-import { testConfig } from '../../src/config.js';
-import { openStore } from '../../src/store/store.js';
-import { type TestApp, testApp } from '../support/app.js';
-import { TEST_POSTGRES_URL } from '../support/databases.js';
-
-const codeOf = (r: { json(): unknown }) => (r.json() as { errors: { code: number }[] }).errors[0]?.code;
+import { buildApp, specification } from '../src/app.js';
+import { testConfig } from '../src/config.js';
+import { openStore } from '../src/store/store.js';
+import { codeOf, type TestApp, testApp } from './support/app.js';
+import { TEST_POSTGRES_URL } from './support/databases.js';
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -30,7 +28,7 @@ describe('the error catalogue, both ways', () => {
   });
 
   it('the server produces every code of the catalogue somewhere, and no other', () => {
-    const text = sources(path.resolve(import.meta.dirname, '../../src'))
+    const text = sources(path.resolve(import.meta.dirname, '../src'))
       .map((f) => readFileSync(f, 'utf8'))
       .join('\n');
     const produced = new Set([...text.matchAll(/(?:ApiError|errorBody)\(\s*'([a-z_]+)'/g)].map((m) => m[1]));

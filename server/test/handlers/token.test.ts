@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { CLOCK_SKEW_SECONDS, MAX_LIFETIME_SECONDS } from '../../src/domain/tokens.js';
 import { loadSecrets } from '../../src/secrets.js';
-import { signIn, type TestApp, testApp } from '../support/app.js';
+import { codeOf, signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';
 import { DEMO_SEED, ethUser, ledgerUser } from '../support/signers.js';
 
@@ -45,8 +45,6 @@ const refreshGrant = (refreshToken: string, clientId = 'waves.exchange') => ({
   client_id: clientId,
   refresh_token: refreshToken,
 });
-
-const codeOf = (response: { json(): unknown }) => (response.json() as { errors: { code: number }[] }).errors[0]?.code;
 
 describe.each(DATABASES)('tokens on %s', (kind) => {
   let t: TestApp;

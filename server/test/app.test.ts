@@ -1,13 +1,13 @@
 /** The app refuses to start half-built, and its list queries are index scans on both databases. */
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../../src/app.js';
-import { testConfig } from '../../src/config.js';
-import { handlers } from '../../src/handlers/index.js';
-import { movementsPageQuery } from '../../src/store/movements.js';
-import { openStore } from '../../src/store/store.js';
-import { tradesPageQuery } from '../../src/store/trades.js';
-import { createTestStore, DATABASES, type TestStore } from '../support/databases.js';
+import { buildApp } from '../src/app.js';
+import { testConfig } from '../src/config.js';
+import { handlers } from '../src/handlers/index.js';
+import { movementsPageQuery } from '../src/store/movements.js';
+import { openStore } from '../src/store/store.js';
+import { tradesPageQuery } from '../src/store/trades.js';
+import { createTestStore, DATABASES, type TestStore } from './support/databases.js';
 
 describe('startup', () => {
   it('fails at startup, not at request time, when an operation of the spec has no handler', async () => {

@@ -4,8 +4,8 @@
  */
 import client from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { createMetrics } from '../../src/metrics.js';
-import type { Store } from '../../src/store/store.js';
+import { createMetrics } from '../src/metrics.js';
+import type { Store } from '../src/store/store.js';
 
 const store = { poolState: () => ({ total: 1, idle: 1, waiting: 0 }) } as unknown as Store;
 
