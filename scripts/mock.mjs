@@ -37,5 +37,14 @@ const child = spawn(
 console.log(
   `mock of the gateway API on http://${host}:${port} (${dynamic ? 'dynamic data' : 'spec examples'}, CORS on)`,
 );
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+const stop = (signal) => {
+  if (child.exitCode === null) child.kill(signal);
+};
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => stop(signal));
+// npm stops a script by signalling its shell, which does not pass the signal on: when the process that
+// started this one is gone, stop Prism too, rather than leave it serving.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) stop('SIGTERM');
+}, 500).unref();
 child.on('exit', (code) => process.exit(code ?? 0));

@@ -12,12 +12,24 @@ import { logsRequests } from './plugins/observability.js';
 /** The body limit the spec states (16 KiB). */
 export const BODY_LIMIT = 16 * 1024;
 
-export function fastifyOptions(config: Config, logStream?: { write(line: string): void }): FastifyServerOptions {
+type LogStream = { write(line: string): void };
+
+/**
+ * Where log lines go: the given stream; else readable lines when standard output is a terminal (pino-pretty,
+ * as pino users expect); else JSON lines on standard output, for collectors.
+ */
+export function logDestination(logStream: LogStream | undefined, isTTY = process.stdout.isTTY === true) {
+  if (logStream) return { stream: logStream };
+  if (isTTY) return { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } };
+  return {};
+}
+
+export function fastifyOptions(config: Config, logStream?: LogStream): FastifyServerOptions {
   return {
     bodyLimit: BODY_LIMIT,
     logger: {
       level: config.logLevel,
-      ...(logStream ? { stream: logStream } : {}),
+      ...logDestination(logStream),
       // Never log query strings (deployed clients send passwords there), headers or bodies.
       serializers: {
         req: (req) => ({ id: req.id, method: req.method, path: String(req.url).split('?')[0] }),

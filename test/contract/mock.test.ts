@@ -4,9 +4,13 @@
  * and the body is valid for it, which checks the scenarios, the examples and the spec together.
  */
 
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { errorCatalogue, type OperationId, operationMeta } from '@gateway/generated';
 import { describe, expect, inject, it } from 'vitest';
 import { scenarios } from '../scenarios/index.js';
+import { freePort, waitForPort } from '../src/prism.js';
 import { problemsWith, send } from '../src/run.js';
 import type { ScenarioContext } from '../src/scenario.js';
 import { documentedResponses, resolveResponse, spec } from '../src/spec.js';
@@ -118,4 +122,37 @@ describe('the mock for frontend developers', () => {
     expect(response.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
     expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('authorization');
   });
+});
+
+describe('npm run mock', () => {
+  it('stops Prism when npm is stopped (npm signals its shell, which does not pass the signal on)', async () => {
+    const port = await freePort();
+    let output = '';
+    const npm = spawn('npm', ['run', 'mock'], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      env: { ...process.env, MOCK_PORT: String(port) },
+    });
+    npm.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    npm.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    await waitForPort(port, npm, () => output, 60_000);
+    npm.kill('SIGTERM');
+    const deadline = Date.now() + 10_000;
+    let listening = true;
+    while (listening && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 200));
+      listening = await new Promise<boolean>((resolve) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(true);
+        });
+        socket.once('error', () => resolve(false));
+      });
+    }
+    expect(listening, `Prism still listens on ${port} after npm was stopped`).toBe(false);
+  }, 90_000);
 });

@@ -154,8 +154,8 @@ const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 
 /**
  * The access token: a compact JWS (RFC 7515) of the claims, signed EdDSA (Ed25519) with node:crypto. The
- * same bytes jose's SignJWT makes, without its detour through WebCrypto (an asynchronous job per token, 3 to
- * 4 times the cost of the signature itself); tokens are verified with jose (`verifyAccessToken`).
+ * same bytes jose's SignJWT makes, without its detour through WebCrypto (an asynchronous job per token,
+ * costing more than the signature itself); tokens are verified with jose (`verifyAccessToken`).
  */
 function signAccessToken(claims: IssuedClaims, expiry: number, settings: TokenSettings, now: number): string {
   const header = { alg: 'EdDSA', typ: 'JWT', kid: settings.keyId };

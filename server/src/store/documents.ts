@@ -2,7 +2,7 @@
  * Documents: every movement and trade is stored with the JSON text the API serves for it, rendered when the
  * row is written. A page of 1,000 trades is then read as 1,000 texts instead of 8,000 values, and answered
  * without building and serializing 1,000 objects (the drivers' per-value cost was the largest part of a
- * page; see the benchmark notes).
+ * page; see bench/README.md).
  *
  * The rendering (`movement`, `trade` below) is typed by the spec, so a spec change that reshapes a
  * movement is a compile error here as it is anywhere. What keeps stored text

@@ -25,8 +25,7 @@ const insertRefreshToken = (db: Kysely<Database>, row: RefreshTokenRow) =>
 /**
  * A new token family with its first refresh token, written together or not at all. On PostgreSQL it is one
  * statement (the family inserted in a `WITH`): one round trip and one commit, where a transaction around two
- * inserts took four round trips and cost the gateway about 300 µs more CPU per sign-in. SQLite has no
- * inserts in `WITH`; a transaction there is in-process and costs nothing measurable.
+ * inserts takes four round trips. SQLite has no inserts in `WITH`; a transaction there is in-process.
  */
 export async function startTokenFamily(store: Store, account: string, token: RefreshTokenRow): Promise<void> {
   const { db } = store;

@@ -88,6 +88,16 @@ describe('operator endpoints', () => {
     expect(page.headers['content-security-policy']).not.toBe("default-src 'none'; frame-ancestors 'none'");
   });
 
+  it('the reference page lists the server at the address it was reached by first, whatever its port', async () => {
+    const document = await t.app.inject({ url: '/docs/json', headers: { host: '127.0.0.1:45678' } });
+    expect(document.statusCode).toBe(200);
+    const servers = document.json().servers.map((s: { url: string }) => s.url);
+    expect(servers[0]).toBe('http://127.0.0.1:45678');
+    expect(servers).toContain('http://127.0.0.1:4010');
+    // The spec itself is served as it is.
+    expect((await t.app.inject({ url: '/openapi.json' })).json().servers[0].url).toBe('http://127.0.0.1:3000');
+  });
+
   it('answers in what the operation produces: metrics as text, the rest as JSON', async () => {
     expect((await t.app.inject({ url: '/metrics', headers: { accept: 'text/plain' } })).statusCode).toBe(200);
     expect((await t.app.inject({ url: '/metrics', headers: { accept: 'application/json' } })).statusCode).toBe(406);

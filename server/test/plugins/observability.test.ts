@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { logDestination } from '../../src/fastify-options.js';
 import { signIn, type TestApp, testApp } from '../support/app.js';
 import { DEMO_SEED, ledgerUser } from '../support/signers.js';
 
@@ -67,6 +68,12 @@ describe('logs', () => {
     ]);
     for (const r of requests) {
       expect(typeof r.reqId).toBe('string');
+      // Once: the request's child logger carries it, the line does not repeat it.
+      expect(
+        lines
+          .find((line) => line.includes(`"reqId":"${r.reqId}"`) && line.includes('"msg":"request"'))
+          ?.split('"reqId"'),
+      ).toHaveLength(2);
       expect(r.durationMs).toBeGreaterThan(0);
       expect(r.path).not.toContain('?');
     }
@@ -86,5 +93,14 @@ describe('logs', () => {
       expect(value.length, name).toBeGreaterThan(8);
       expect(log.includes(value), `${name} appears in the log`).toBe(false);
     }
+  });
+});
+
+describe('where log lines go', () => {
+  it('a given stream; else readable lines on a terminal; else JSON on standard output', () => {
+    const stream = { write: () => {} };
+    expect(logDestination(stream, true)).toEqual({ stream });
+    expect(logDestination(undefined, true)).toMatchObject({ transport: { target: 'pino-pretty' } });
+    expect(logDestination(undefined, false)).toEqual({});
   });
 });
