@@ -4,7 +4,7 @@
  * says: no transition rules are invented.
  */
 import { createRequire } from 'node:module';
-import { type ChainId, isLedgerAddress } from '../crypto/address.js';
+import { type ChainId, isLedgerAddress } from '@gateway/ledger';
 import type { MovementRecord, TradeRecord } from '../store/schema.js';
 import { fractionDigits, parseDecimal } from './decimal.js';
 import { idPatterns } from './patterns.js';

@@ -1,7 +1,7 @@
 /** Platforms, trades and staking yields: public operations. */
 import type { components, HandlerMap } from '@gateway/generated';
+import { isLedgerAddress } from '@gateway/ledger';
 import type { Context } from '../context.js';
-import { isLedgerAddress } from '../crypto/address.js';
 import { normaliseTimestamp } from '../domain/time.js';
 import { ApiError } from '../errors.js';
 import { type Keyset, listTrades } from '../store/feeds.js';
