@@ -13,11 +13,10 @@
  */
 import { createRequire } from 'node:module';
 import { parseArgs } from 'node:util';
+import { addressOfPublicKey, signerFromSeed } from '@gateway/client';
+import { addressFromPublicKey } from '@gateway/ledger';
+import { movementDocument, sqlitePath, tradeDocument } from '@gateway/server';
 import bs58 from 'bs58';
-import { addressOfPublicKey, signerFromSeed } from '../client/dist/index.js';
-import { addressFromPublicKey } from '../server/dist/crypto/address.js';
-import { movementDocument, tradeDocument } from '../server/dist/store/documents.js';
-import { sqlitePath } from '../server/dist/store/store.js';
 import { BASE58_ALPHABET, createRng } from './lib/common.mjs';
 
 const require = createRequire(import.meta.url);

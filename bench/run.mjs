@@ -19,7 +19,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { passwordFor, signerFromSeed } from '../client/dist/index.js';
+import { passwordFor, signerFromSeed } from '@gateway/client';
 import {
   BENCH,
   BUNDLED_SPEC,
@@ -772,7 +772,12 @@ function printTable(rows) {
 const stamp = new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19);
 
 async function main() {
-  for (const dist of ['server/dist/cli.js', 'client/dist/index.js', 'generated/dist/index.js']) {
+  for (const dist of [
+    'server/dist/cli.js',
+    'client/dist/index.js',
+    'ledger/dist/index.js',
+    'generated/dist/index.js',
+  ]) {
     if (!isFile(path.join(ROOT, dist))) throw new Error(`${dist} is missing: run \`npx turbo run build\` first`);
   }
   const machine = {

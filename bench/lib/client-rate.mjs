@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { createGatewayClient } from '@gateway/client';
 /**
  * The typed client's overhead: GET /v1/platforms/{id} through `createGatewayClient(...).api.GET` against a
  * raw `fetch` of the same request (all parse the JSON), as calls per second and as the client process's CPU
@@ -10,7 +11,6 @@
  *   node bench/lib/client-rate.mjs BASE_URL WARMUP_SECONDS ROUND_SECONDS ROUNDS [CONCURRENCY]
  */
 import createClient from 'openapi-fetch';
-import { createGatewayClient } from '../../client/dist/index.js';
 import { median, quantile } from './common.mjs';
 
 const [baseUrl, warmupText, roundText, roundsText, concurrencyText = '10'] = process.argv.slice(2);

@@ -10,8 +10,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { verifyLedgerSignature } from '@gateway/server';
 import bs58 from 'bs58';
-import { verifyLedgerSignature } from '../../server/dist/crypto/curve25519.js';
 
 const require = createRequire(import.meta.url);
 const tsLib = require('@waves/ts-lib-crypto');

@@ -68,7 +68,7 @@ export function summarizeProfile(file, top = 20, window = null) {
     for (const name of stackOf(id)) inclusive.set(name, (inclusive.get(name) ?? 0) + micros);
   for (const name of [...inclusive.keys()]) {
     if (
-      !/ (server|client)\/dist\/|node_modules\/(kysely|jose|fastify|fast-json-stringify|better-sqlite3|pg|@fastify|openapi-fetch|undici|@noble)/.test(
+      !/ (server|client|ledger)\/dist\/|node_modules\/(kysely|jose|fastify|fast-json-stringify|better-sqlite3|pg|@fastify|openapi-fetch|undici|@noble)/.test(
         name,
       )
     )

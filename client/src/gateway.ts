@@ -6,9 +6,9 @@
 
 import type { components, paths } from '@gateway/generated';
 import { operationMeta } from '@gateway/generated';
+import { type ChainId, MAX_LIFETIME_SECONDS } from '@gateway/ledger';
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { ChainId } from './auth/ledger.js';
-import { MAX_LIFETIME_SECONDS, passwordFor, type Signer, usernameOf } from './auth/password.js';
+import { passwordFor, type Signer, usernameOf } from './auth/password.js';
 import { errorCatalogue, errorCodeOf, GatewayError } from './errors.js';
 import { cursorItems, offsetItems } from './paginate.js';
 import { memoryStorage, Session, type SessionTokens, type TokenStorage } from './session.js';

@@ -4,17 +4,15 @@
  * @see ../../spec/openapi.yaml
  */
 export type { components, operations, paths } from '@gateway/generated';
+export { type Base58, type ChainId, MAX_LIFETIME_SECONDS } from '@gateway/ledger';
 export {
   addressOfEthAccount,
   addressOfPublicKey,
-  type Base58,
-  type ChainId,
   type LedgerSigner,
   signerFromPrivateKey,
   signerFromSeed,
 } from './auth/ledger.js';
 export {
-  MAX_LIFETIME_SECONDS,
   type MessageSigner,
   passwordFor,
   type Signer,

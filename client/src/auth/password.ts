@@ -2,11 +2,9 @@
  * The token request's `password`: `<expiry>:<signature>` over `[255,255,255,1] ‖ "<chainId>:<client_id>:<expiry>"`.
  * @see ../../../spec/paths/token.yaml
  */
+import { type ChainId, chainIdByte, ledgerMessageBytes, tokenText } from '@gateway/ledger';
 import bs58 from 'bs58';
-import { type ChainId, concat, type LedgerSigner, MESSAGE_PREFIX } from './ledger.js';
-
-/** The longest a token may live: one week. */
-export const MAX_LIFETIME_SECONDS = 604_800;
+import type { LedgerSigner } from './ledger.js';
 
 /** A signer of the token text that adds the ledger prefix itself (the ledger's wallet providers do). */
 export interface MessageSigner {
@@ -32,7 +30,7 @@ export function typedDataFor(text: string, chainId: ChainId) {
       EIP712Domain: [{ name: 'chainId', type: 'uint256' }],
       Message: [{ name: 'text', type: 'string' }],
     },
-    domain: { chainId: chainId.charCodeAt(0) },
+    domain: { chainId: chainIdByte(chainId) },
     primaryType: 'Message' as const,
     message: { text },
   };
@@ -50,10 +48,10 @@ const encodeSignature = (signature: Uint8Array | string, kind: Signer['kind']): 
 /** Builds the password for `expiry` (Unix seconds, at most one week ahead). */
 export async function passwordFor(signer: Signer, chainId: ChainId, clientId: string, expiry: number): Promise<string> {
   if (!Number.isInteger(expiry) || expiry <= 0) throw new RangeError('expiry is a Unix time in seconds');
-  const text = `${chainId}:${clientId}:${expiry}`;
+  const text = tokenText(chainId, clientId, expiry);
   const signature =
     signer.kind === 'ledger'
-      ? await signer.sign(concat(MESSAGE_PREFIX, new TextEncoder().encode(text)))
+      ? await signer.sign(ledgerMessageBytes(text))
       : signer.kind === 'message'
         ? await signer.signMessage(text)
         : await signer.signTypedData(typedDataFor(text, chainId));

@@ -1,15 +1,16 @@
 /**
- * Verifies the ledger's Curve25519 signatures (XEdDSA-like, see LEDGER-CRYPTO.md): the Montgomery key is
- * converted to its Edwards form with the sign bit carried in the signature's top bit, then checked with
- * node:crypto's Ed25519 verify. Hardened beyond the reference library, which accepts forgeries:
- * small-order and non-canonical keys, keys outside the prime-order subgroup and S ≥ L are refused.
+ * Verifies the ledger's Curve25519 signatures. They are XEdDSA-like, not RFC 8032 Ed25519: the clamped
+ * Curve25519 private key is the Edwards scalar itself, and the Edwards key's sign bit travels in the top bit
+ * of the signature's last byte. So the Montgomery key u is converted to its Edwards form
+ * (`y = (u − 1) / (u + 1) mod p`, top bit from the signature), that bit is cleared in a copy of the
+ * signature, and the pair is checked with node:crypto's Ed25519 verify. Hardened beyond the reference
+ * library, which accepts forgeries: small-order and non-canonical keys, keys outside the prime-order
+ * subgroup and S ≥ L are refused.
  */
 import { createPublicKey, type KeyObject, verify } from 'node:crypto';
+import { PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH } from '@gateway/ledger';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToNumberLE, numberToBytesLE } from '@noble/curves/utils.js';
-
-export const PUBLIC_KEY_LENGTH = 32;
-export const SIGNATURE_LENGTH = 64;
 
 const Point = ed25519.Point;
 const Fp = Point.Fp;

@@ -1,12 +1,12 @@
 /**
  * Ethereum-style accounts: addresses (EIP-55) and the EIP-712 signature that the ledger's MetaMask
- * provider makes over the token message (LEDGER-CRYPTO.md).
+ * provider makes over the token text (eth_signTypedData_v4 of `{ domain: { chainId }, primaryType:
+ * Message, message: { text } }`, a 65-byte `r ‖ s ‖ v` secp256k1 signature).
  */
+import { keccak256 } from '@gateway/ledger';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { bytesToHex, hexToBytes } from '@noble/curves/utils.js';
-import { keccak256 } from './hashing.js';
+import { bytesToHex, concatBytes, hexToBytes } from '@noble/curves/utils.js';
 
-export const ETH_ADDRESS_LENGTH = 20;
 export const ETH_SIGNATURE_LENGTH = 65;
 const HALF_N = secp256k1.Point.Fn.ORDER >> 1n;
 const utf8 = (text: string) => new TextEncoder().encode(text);
@@ -42,9 +42,9 @@ export function eip712Digest(text: string, chainId: number): Uint8Array {
   const messageType = keccak256(utf8('Message(string text)'));
   const chainWord = new Uint8Array(32);
   new DataView(chainWord.buffer).setUint32(28, chainId, false);
-  const domainSeparator = keccak256(concat(domainType, chainWord));
-  const structHash = keccak256(concat(messageType, keccak256(utf8(text))));
-  return keccak256(concat(Uint8Array.of(0x19, 0x01), domainSeparator, structHash));
+  const domainSeparator = keccak256(concatBytes(domainType, chainWord));
+  const structHash = keccak256(concatBytes(messageType, keccak256(utf8(text))));
+  return keccak256(concatBytes(Uint8Array.of(0x19, 0x01), domainSeparator, structHash));
 }
 
 /**
@@ -64,14 +64,4 @@ export function recoverSigner(digest: Uint8Array, signature: Uint8Array): Uint8A
   } catch {
     return null;
   }
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
 }

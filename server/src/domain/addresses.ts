@@ -6,15 +6,14 @@
  * the account's own address, and a withdrawal there a transfer straight to the destination. Nothing is
  * derived or allocated for it, and it has no extended public key.
  */
+
+import { addressFromPublicKey, type ChainId, isLedgerAddress, keccak256, keyPairFromSeed } from '@gateway/ledger';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bech32, bech32m, createBase58check } from '@scure/base';
 import { HDKey } from '@scure/bip32';
-import { addressFromPublicKey, type ChainId, isLedgerAddress } from '../crypto/address.js';
 import { parseEthAddress, toChecksumAddress } from '../crypto/ethereum.js';
-import { keccak256 } from '../crypto/hashing.js';
-import { keyPairFromSeed } from '../crypto/seed.js';
 
 export type AddressKind = 'evm' | 'bitcoin' | 'ledger';
 export const ADDRESS_KINDS: readonly AddressKind[] = ['evm', 'bitcoin', 'ledger'];

@@ -4,7 +4,7 @@
  * says: no transition rules are invented.
  */
 import { createRequire } from 'node:module';
-import { type ChainId, isLedgerAddress } from '../crypto/address.js';
+import { type ChainId, isLedgerAddress } from '@gateway/ledger';
 import { fractionDigits, parseDecimal } from '../lib/decimal.js';
 import { normaliseTimestamp } from '../lib/time.js';
 import type { MovementRecord, TradeRecord } from '../store/schema.js';

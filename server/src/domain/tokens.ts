@@ -6,11 +6,21 @@
  * @see ../../../spec/paths/token.yaml
  */
 import { createHash, type KeyObject, randomBytes, randomUUID, sign } from 'node:crypto';
+import {
+  addressFromEthAddress,
+  addressFromPublicKey,
+  type ChainId,
+  chainIdByte,
+  ledgerMessageBytes,
+  MAX_LIFETIME_SECONDS,
+  PUBLIC_KEY_LENGTH,
+  SIGNATURE_LENGTH,
+  tokenText,
+} from '@gateway/ledger';
 import { hexToBytes } from '@noble/curves/utils.js';
 import bs58 from 'bs58';
 import { errors as joseErrors, jwtVerify } from 'jose';
-import { addressFromEthAddress, addressFromPublicKey, type ChainId, chainIdByte } from '../crypto/address.js';
-import { PUBLIC_KEY_LENGTH, SIGNATURE_LENGTH, verifyLedgerSignature } from '../crypto/curve25519.js';
+import { verifyLedgerSignature } from '../crypto/curve25519.js';
 import { ETH_SIGNATURE_LENGTH, eip712Digest, parseEthAddress, recoverSigner } from '../crypto/ethereum.js';
 import { ApiError } from '../errors.js';
 import type { Store } from '../store/store.js';
@@ -22,11 +32,8 @@ import {
   startTokenFamily,
 } from '../store/token.js';
 
-/** The longest a signed expiry may lie ahead (one week), and the clock skew tolerated on top of it. */
-export const MAX_LIFETIME_SECONDS = 604_800;
+/** The clock skew tolerated on top of the longest lifetime (`MAX_LIFETIME_SECONDS`, one week). */
 export const CLOCK_SKEW_SECONDS = 300;
-/** The ledger's "custom data, version 1" prefix of signed messages. */
-export const MESSAGE_PREFIX = Uint8Array.of(255, 255, 255, 1);
 const SCOPE = 'general';
 const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
 
@@ -137,10 +144,10 @@ export function verifyPasswordGrant(grant: PasswordGrant, settings: TokenSetting
   const expiry = Number(expiryText);
   if (expiry <= nowSeconds) throw new ApiError('expiry_passed');
   if (expiry > nowSeconds + MAX_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS) throw new ApiError('expiry_too_far');
-  const text = `${settings.chainId}:${grant.clientId}:${expiryText}`;
+  const text = tokenText(settings.chainId, grant.clientId, expiryText);
   const valid =
     account.kind === 'ledger'
-      ? verifyLedgerSignature(account.publicKey, concat(MESSAGE_PREFIX, new TextEncoder().encode(text)), signature)
+      ? verifyLedgerSignature(account.publicKey, ledgerMessageBytes(text), signature)
       : (() => {
           const signer = recoverSigner(eip712Digest(text, chainIdByte(settings.chainId)), signature);
           return signer !== null && sameBytes(signer, account.ethAddress);
@@ -297,11 +304,4 @@ export async function verifyAccessToken(
     }
     throw error;
   }
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

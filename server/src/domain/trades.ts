@@ -1,5 +1,5 @@
 /** An address's trades for a pair: the filter a request gives, checked, and pages in either order. */
-import { isLedgerAddress } from '../crypto/address.js';
+import { isLedgerAddress } from '@gateway/ledger';
 import { ApiError } from '../errors.js';
 import { normaliseTimestamp } from '../lib/time.js';
 import type { DocumentPage, PageSource, SortOrder } from '../store/pages.js';

@@ -1,7 +1,7 @@
 /** What the operator commands do, without the command line: load a catalogue, import feeds, the demo. */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { ChainId } from '../crypto/address.js';
+import type { ChainId } from '@gateway/ledger';
 import { parseCatalogue } from '../domain/catalogue.js';
 import { parseMovement, parseTrade } from '../domain/feeds.js';
 import { applyCatalogue } from '../store/catalogue.js';

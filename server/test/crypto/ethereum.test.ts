@@ -1,8 +1,8 @@
+import { keccak256 } from '@gateway/ledger';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, hexToBytes } from '@noble/curves/utils.js';
 import { describe, expect, it } from 'vitest';
 import { eip712Digest, parseEthAddress, recoverSigner, toChecksumAddress } from '../../src/crypto/ethereum.js';
-import { keccak256 } from '../../src/crypto/hashing.js';
 
 /** Signs like eth_signTypedData_v4: r ‖ s ‖ v with v = 27 + recovery, low s. */
 function signTypedText(privateKey: Uint8Array, text: string, chainId: number): Uint8Array {

@@ -1,11 +1,12 @@
 /** POST /v1/oauth2/token and the bearer check, end to end in-process. */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { MAX_LIFETIME_SECONDS } from '@gateway/ledger';
 import bs58 from 'bs58';
 import { jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { CLOCK_SKEW_SECONDS, MAX_LIFETIME_SECONDS } from '../../src/domain/tokens.js';
+import { CLOCK_SKEW_SECONDS } from '../../src/domain/tokens.js';
 import { loadSecrets } from '../../src/secrets.js';
 import { codeOf, signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';

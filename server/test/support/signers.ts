@@ -1,12 +1,18 @@
 /** Passwords for the token endpoint, signed the way wallets sign them. */
+
+import {
+  addressFromEthAddress,
+  addressFromPublicKey,
+  type ChainId,
+  chainIdByte,
+  keccak256,
+  keyPairFromSeed,
+  MESSAGE_PREFIX,
+} from '@gateway/ledger';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex } from '@noble/curves/utils.js';
 import bs58 from 'bs58';
-import { addressFromEthAddress, addressFromPublicKey, type ChainId, chainIdByte } from '../../src/crypto/address.js';
 import { eip712Digest, toChecksumAddress } from '../../src/crypto/ethereum.js';
-import { keccak256 } from '../../src/crypto/hashing.js';
-import { keyPairFromSeed } from '../../src/crypto/seed.js';
-import { MESSAGE_PREFIX } from '../../src/domain/tokens.js';
 import { reference } from './oracle.js';
 
 /** The demo account: the reference library's public known-answer seed (its address is 3P9KR33…). */

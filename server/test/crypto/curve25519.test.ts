@@ -1,51 +1,16 @@
 import { randomBytes } from 'node:crypto';
+import { keyPairFromSeed } from '@gateway/ledger';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToNumberLE, numberToBytesLE } from '@noble/curves/utils.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import bs58 from 'bs58';
 import { describe, expect, it } from 'vitest';
-import { addressFromPublicKey, isLedgerAddress } from '../../src/crypto/address.js';
 import { edwardsKeyOf, verifyLedgerSignature } from '../../src/crypto/curve25519.js';
-import { keyPairFromSeed } from '../../src/crypto/seed.js';
 import { reference } from '../support/oracle.js';
 
 const KAV_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
 const L = ed25519.Point.Fn.ORDER;
 const b58 = (bytes: Uint8Array) => bs58.encode(bytes);
-
-describe('keys and addresses', () => {
-  it('match the public known-answer vector', () => {
-    const keys = keyPairFromSeed(KAV_SEED, 0);
-    expect(b58(keys.publicKey)).toBe('4KxUVD9NtyRJjU3BCvPgJSttoJX7cb3DMdDTNucLN121');
-    expect(b58(keys.privateKey)).toBe('6zFSymZAoaua3gtJPbAUwM584tRETdKYdEG9BeEnZaGW');
-    expect(addressFromPublicKey(keys.publicKey, 'W')).toBe('3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36');
-    expect(addressFromPublicKey(keys.publicKey, 'T')).toBe('3MwJc5iX7QQGq5ciVFdNK7B5KSEGbUCVxDw');
-  });
-
-  it('match the reference library for 100 random seeds and nonces', () => {
-    for (let i = 0; i < 100; i++) {
-      const seed = reference.randomSeed(15);
-      const nonce = i % 5;
-      const theirs = reference.keyPair(reference.seedWithNonce(seed, nonce));
-      const ours = keyPairFromSeed(seed, nonce);
-      expect(b58(ours.publicKey)).toBe(theirs.publicKey);
-      expect(b58(ours.privateKey)).toBe(theirs.privateKey);
-      const chainId = i % 2 ? 'W' : 'T';
-      expect(addressFromPublicKey(ours.publicKey, chainId)).toBe(
-        reference.address({ publicKey: theirs.publicKey }, chainId),
-      );
-    }
-  });
-
-  it('validates ledger addresses: checksum, version and chain id', () => {
-    const address = '3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36';
-    expect(isLedgerAddress(address, 'W')).toBe(true);
-    expect(isLedgerAddress(address, 'T')).toBe(false);
-    expect(isLedgerAddress('3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk37', 'W')).toBe(false);
-    expect(isLedgerAddress('3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk3O', 'W')).toBe(false);
-    expect(isLedgerAddress('', 'W')).toBe(false);
-  });
-});
 
 describe('ledger signatures', () => {
   it('verify what the reference library signs (200 random messages) and nothing tampered', () => {
