@@ -61,8 +61,8 @@ export default async function setup(project: TestProject) {
     });
   }
   if (CI && missing.length > 0) {
-    const list = missing.map((m) => `${m.service} (${m.why}; ${m.enable})`).join(', ');
-    throw new Error(`CI is set, so the tests need every service; missing: ${list}`);
+    const list = missing.map((m) => `\n  ${m.service}: ${m.why}; ${m.enable}`).join('');
+    throw new Error(`CI is set, so every service the tests use is required; missing:${list}`);
   }
   for (const m of missing) console.log(`Skipped ${m.skipped}: ${m.why}; to enable, ${m.enable}.`);
   project.provide('redisUrl', redis === null ? REDIS_URL : '');
