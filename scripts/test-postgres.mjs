@@ -104,8 +104,11 @@ function removeStaleDirs() {
   for (const name of readdirSync(os.tmpdir())) {
     const pid = Number(name.slice(DIR_PREFIX.length).split('-')[0]);
     if (name.startsWith(DIR_PREFIX) && pid && !alive(pid)) {
-      // A server left running notices its lock file is gone and shuts itself down (within a minute).
-      rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+      // A server left running notices its lock file is gone and shuts itself down (within a minute). Another
+      // user's directory may not be ours to delete: left alone.
+      try {
+        rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+      } catch {}
     }
   }
 }
