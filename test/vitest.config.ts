@@ -9,7 +9,8 @@ export default defineConfig({
       'cluster/**/*.test.ts',
       'attack/**/*.test.ts',
     ],
-    globalSetup: ['src/global-setup.ts'],
+    // PostgreSQL (found or started: TEST_DATABASE_URL), then Redis and Chromium (found or skipped), then Prism.
+    globalSetup: ['../scripts/test-postgres.mjs', 'src/services.ts', 'src/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 90_000,
   },

@@ -7,7 +7,7 @@ import { buildApp, specification } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { openStore } from '../src/store/store.js';
 import { codeOf, type TestApp, testApp } from './support/app.js';
-import { TEST_POSTGRES_URL } from './support/databases.js';
+import { stoppedPostgresUrl } from './support/databases.js';
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
@@ -168,7 +168,7 @@ describe('failures of every kind', () => {
 describe('the database going away', () => {
   it('answers 503 with Retry-After, fast, and serves again when it returns', async () => {
     // A pool pointed at a port where nothing listens behaves like a stopped PostgreSQL.
-    const down = openStore(TEST_POSTGRES_URL.replace(':5432', ':5499'));
+    const down = openStore(await stoppedPostgresUrl());
     const real = openStore('sqlite::memory:');
     const store = { ...real, db: down.db };
     const app = await buildApp(testConfig({ dataDir: '/tmp/gateway-503' }), { store });

@@ -2,23 +2,24 @@
  * Several stateless instances on one PostgreSQL database, sharing Redis: real server processes, real
  * HTTP. A token of one is accepted by the other; refresh rotation and reuse detection hold across them;
  * address allocation stays unique and stable under concurrent first requests at different instances;
- * the token endpoint's rate limit is counted once for all of them.
+ * the token endpoint's rate limit is counted once for all of them. Without Redis (on a developer's machine;
+ * src/services.ts says so, and CI fails instead) the instances run without it and only that last test is skipped.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { passwordFor, signerFromSeed } from '@gateway/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
 import { createDatabase } from '../src/postgres.js';
 
 const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = inject('redisUrl');
 const form = (fields: Record<string, string>) => ({
   method: 'POST',
   headers: { 'content-type': 'application/x-www-form-urlencoded' },
   body: new URLSearchParams(fields).toString(),
 });
 
-describe('two instances on one PostgreSQL database and one Redis', () => {
+describe(`two instances on one PostgreSQL database${REDIS_URL ? ' and one Redis' : ''}`, () => {
   let database: Awaited<ReturnType<typeof createDatabase>>;
   let a: RunningGateway;
   let b: RunningGateway;
@@ -108,7 +109,7 @@ describe('two instances on one PostgreSQL database and one Redis', () => {
     }
   });
 
-  it("the token endpoint's rate limit is shared through Redis", async () => {
+  it.skipIf(!REDIS_URL)("the token endpoint's rate limit is shared through Redis", async () => {
     const address = `${client}7`;
     const statuses: number[] = [];
     for (let i = 0; i < 50; i++) {

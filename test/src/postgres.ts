@@ -1,11 +1,14 @@
-/** A PostgreSQL database of its own for a test, on the test server (127.0.0.1:5432 here and in CI). */
+/** A PostgreSQL database of its own for a test, on the server the global setup found or started. */
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const pg = require('pg') as typeof import('pg');
 
-export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** Set by the global setup (scripts/test-postgres.mjs): the server it found or started. */
+const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? '';
+if (!TEST_POSTGRES_URL)
+  throw new Error('TEST_DATABASE_URL is not set: run the tests through vitest, whose global setup sets it');
 
 async function admin(sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: TEST_POSTGRES_URL });

@@ -4,7 +4,7 @@ import { buildApp, specification } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { openStore } from '../../src/store/store.js';
 import { signIn, type TestApp, testApp } from '../support/app.js';
-import { TEST_POSTGRES_URL } from '../support/databases.js';
+import { stoppedPostgresUrl } from '../support/databases.js';
 import { DEMO_SEED, ledgerUser } from '../support/signers.js';
 
 describe('operator endpoints', () => {
@@ -20,7 +20,7 @@ describe('operator endpoints', () => {
   });
 
   it('readiness answers 503 when the database does not, while liveness still answers', async () => {
-    const down = openStore(TEST_POSTGRES_URL.replace(':5432', ':5499'));
+    const down = openStore(await stoppedPostgresUrl());
     const app = await buildApp(testConfig({ dataDir: t.config.dataDir }), { store: { ...t.store, ping: down.ping } });
     try {
       const ready = await app.inject({ url: '/health/ready' });

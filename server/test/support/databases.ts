@@ -1,13 +1,14 @@
 /** A fresh store per test: a temporary SQLite file, or a schema of its own in the test PostgreSQL. */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { openStore, type Store } from '../../src/store/store.js';
 
-/** PostgreSQL runs on 127.0.0.1:5432 (database `test`) here and in CI. */
-export const TEST_POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** Set by the global setup (scripts/test-postgres.mjs): the PostgreSQL it found or started. */
+export const TEST_POSTGRES_URL = required(process.env.TEST_DATABASE_URL);
 export const DATABASES = ['sqlite', 'postgres'] as const;
 export type DatabaseKind = (typeof DATABASES)[number];
 
@@ -68,4 +69,25 @@ export async function createTestStore(kind: DatabaseKind, { migrate = true, pool
       await cleanup.end();
     },
   };
+}
+
+/** A PostgreSQL address where nothing listens (a port just freed on the loopback): a stopped server. */
+export async function stoppedPostgresUrl(): Promise<string> {
+  const url = new URL(TEST_POSTGRES_URL);
+  url.hostname = '127.0.0.1';
+  url.port = String(
+    await new Promise<number>((resolve, reject) => {
+      const probe = net.createServer().on('error', reject);
+      probe.listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as net.AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    }),
+  );
+  return url.toString();
+}
+
+function required(url: string | undefined): string {
+  if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests through vitest, whose global setup sets it');
+  return url;
 }
