@@ -6,12 +6,13 @@
 //
 // Deterministic: the same spec always gives byte-identical files (check-generated.mjs relies on it).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { HAND_WRITTEN } from './hand-written.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -195,6 +196,9 @@ async function generate(specPath, outDir) {
   writeFileSync(path.join(outDir, 'src/schema.ts'), `${HEADER}\n${types}`);
   writeFileSync(path.join(outDir, 'src/operations.ts'), operationsModule(operations));
   writeFileSync(path.join(outDir, 'src/errors.ts'), errorsModule(errors));
+  if (path.resolve(outDir) !== path.join(root, 'generated')) {
+    for (const file of HAND_WRITTEN) copyFileSync(path.join(root, 'generated', file), path.join(outDir, file));
+  }
   writeFileSync(
     path.join(outDir, 'src/index.ts'),
     `${HEADER}
