@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Turns the hand-written spec into everything under generated/ but its hand-written src/handler-types.ts: the
-// bundled document, openapi-typescript types, per-operation metadata and the error catalogue.
+// bundled document, openapi-typescript types, per-operation metadata, the error catalogue and the schemas of
+// the records operators load.
 //
 //   node scripts/generate.mjs [--spec spec/openapi.yaml] [--out generated]
 //
@@ -161,6 +162,65 @@ ${meta}
 `;
 }
 
+/**
+ * The records operators load (schemas marked `x-loaded-by`, the command that reads them) and every schema
+ * they refer to, so that the server checks them with Ajv without reading the bundled document at run time.
+ */
+function collectRecords(doc) {
+  const schemas = doc.components?.schemas ?? {};
+  const names = Object.keys(schemas).filter((name) => schemas[name]['x-loaded-by']);
+  if (names.length === 0) throw new Error('no schema is marked x-loaded-by (the feed and catalogue records)');
+  const reached = new Set();
+  const visit = (node) => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node && typeof node === 'object') {
+      const ref = typeof node.$ref === 'string' ? /^#\/components\/schemas\/([^/]+)/.exec(node.$ref) : null;
+      if (node.$ref && !ref) throw new Error(`a record schema refers outside components.schemas: ${node.$ref}`);
+      if (ref && !reached.has(ref[1])) {
+        reached.add(ref[1]);
+        visit(resolveRef(doc, { $ref: `#/components/schemas/${ref[1]}` }));
+      }
+      Object.values(node).forEach(visit);
+    }
+  };
+  names.forEach((name) => {
+    reached.add(name);
+    visit(schemas[name]);
+  });
+  const closure = Object.fromEntries(
+    Object.keys(schemas)
+      .filter((n) => reached.has(n))
+      .map((n) => [n, withoutAnnotations(schemas[n])]),
+  );
+  return { names, closure };
+}
+
+/** A schema without the annotations a validator never reads (the bundled document keeps them). */
+function withoutAnnotations(node) {
+  if (Array.isArray(node)) return node.map(withoutAnnotations);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      // A property named `description` or `examples` holds a schema (an object), never an annotation's value.
+      .filter(
+        ([key, value]) =>
+          !(key === 'examples' && Array.isArray(value)) && !(key === 'description' && typeof value === 'string'),
+      )
+      .map(([key, value]) => [key, withoutAnnotations(value)]),
+  );
+}
+
+function recordsModule({ names, closure }) {
+  return `${HEADER}
+/** The schemas of the records operators load (\`x-loaded-by\` in the spec). */
+export const recordNames = ${JSON.stringify(names)} as const;
+export type RecordName = (typeof recordNames)[number];
+
+/** Those schemas and every schema they refer to, as a document in which their \`$ref\`s resolve. */
+export const recordSchemas = ${JSON.stringify({ $id: 'gateway-records', components: { schemas: closure } }, null, 2)};
+`;
+}
+
 function errorsModule(errors) {
   const rows = errors
     .map((e) => `  ${e.name}: { code: ${e.code}, status: ${e.status}, message: ${JSON.stringify(e.message)} },`)
@@ -181,6 +241,7 @@ async function generate(specPath, outDir) {
   const bundled = { 'x-generated': 'DO NOT EDIT. Bundled from spec/ by npm run generate.', ...doc };
   const operations = collectOperations(doc);
   const errors = collectErrors(doc);
+  const records = collectRecords(doc);
   const types = astToString(
     // openapi-typescript rewrites the document it is given (discriminators): give it a copy.
     await openapiTS(structuredClone(doc), {
@@ -196,6 +257,7 @@ async function generate(specPath, outDir) {
   writeFileSync(path.join(outDir, 'src/schema.ts'), `${HEADER}\n${types}`);
   writeFileSync(path.join(outDir, 'src/operations.ts'), operationsModule(operations));
   writeFileSync(path.join(outDir, 'src/errors.ts'), errorsModule(errors));
+  writeFileSync(path.join(outDir, 'src/records.ts'), recordsModule(records));
   if (path.resolve(outDir) !== path.join(root, 'generated')) {
     for (const file of HAND_WRITTEN) copyFileSync(path.join(root, 'generated', file), path.join(outDir, file));
   }
@@ -206,12 +268,13 @@ export type { components, operations, paths } from './schema.js';
 export * from './handler-types.js';
 export * from './operations.js';
 export * from './errors.js';
+export * from './records.js';
 `,
   );
-  return { operations: operations.length, errors: errors.length };
+  return { operations: operations.length, errors: errors.length, records: records.names.length };
 }
 
 const summary = await generate(path.resolve(args.spec), path.resolve(args.out));
 console.log(
-  `generated ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}: ${summary.operations} operations, ${summary.errors} error codes`,
+  `generated ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}: ${summary.operations} operations, ${summary.errors} error codes, ${summary.records} record schemas`,
 );

@@ -5,3 +5,4 @@ export type { components, operations, paths } from './schema.js';
 export * from './handler-types.js';
 export * from './operations.js';
 export * from './errors.js';
+export * from './records.js';

@@ -6,6 +6,7 @@
  * the account's own address, and a withdrawal there a transfer straight to the destination. Nothing is
  * derived or allocated for it, and it has no extended public key.
  */
+import type { components } from '@gateway/generated';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
@@ -16,8 +17,7 @@ import { parseEthAddress, toChecksumAddress } from '../crypto/ethereum.js';
 import { keccak256 } from '../crypto/hashing.js';
 import { keyPairFromSeed } from '../crypto/seed.js';
 
-export type AddressKind = 'evm' | 'bitcoin' | 'ledger';
-export const ADDRESS_KINDS: readonly AddressKind[] = ['evm', 'bitcoin', 'ledger'];
+export type AddressKind = components['schemas']['AddressKind'];
 export type BitcoinNetwork = 'mainnet' | 'testnet';
 
 export interface PlatformAddressing {
