@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { HAND_WRITTEN } from './hand-written.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const committed = path.join(root, 'generated');
@@ -25,7 +26,9 @@ function outputs(dir) {
     } catch {
       return [];
     }
-  }).sort();
+  })
+    .filter((f) => !HAND_WRITTEN.includes(f.split(path.sep).join('/')))
+    .sort();
 }
 
 const fresh = mkdtempSync(path.join(tmpdir(), 'gateway-generated-'));

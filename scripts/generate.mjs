@@ -1,17 +1,19 @@
 #!/usr/bin/env node
-// Turns the hand-written spec into everything under generated/: the bundled document, openapi-typescript
-// types, the route skeleton (per-operation metadata and the handler-map types) and the error catalogue.
+// Turns the hand-written spec into everything under generated/ but its hand-written src/handler-types.ts: the
+// bundled document, openapi-typescript types, per-operation metadata, the error catalogue and the schemas of
+// the records operators load.
 //
 //   node scripts/generate.mjs [--spec spec/openapi.yaml] [--out generated]
 //
 // Deterministic: the same spec always gives byte-identical files (check-generated.mjs relies on it).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
+import { HAND_WRITTEN } from './hand-written.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -154,101 +156,76 @@ function operationsModule(operations) {
     })
     .join('\n');
   return `${HEADER}
+import type { OperationMeta } from './handler-types.js';
 import type { operations } from './schema.js';
 
 /** The operationId of every operation of the spec. */
 export type OperationId = keyof operations;
-
-/** What the router, the security layer and the client need to know of an operation. */
-export interface OperationMeta {
-  readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE';
-  /** OpenAPI path template, e.g. \`/v1/platforms/{id}\`. */
-  readonly path: string;
-  /** Names of the security schemes that protect it; empty when it is public. */
-  readonly security: readonly string[];
-  readonly deprecated: boolean;
-  /** operationId of the operation that replaces a deprecated one (\`x-successor\`). */
-  readonly successor: OperationId | null;
-  /** When it was deprecated (\`x-deprecated-at\`, ISO 8601). */
-  readonly deprecatedAt: string | null;
-  /** Content types of the request body it accepts. */
-  readonly bodyContentTypes: readonly string[];
-  /** Content types of its success responses. */
-  readonly responseContentTypes: readonly string[];
-  /** Query parameters that have a default in the spec (present in every validated request). */
-  readonly queryDefaults: readonly string[];
-  /** Parameters (path or query) whose schema is a number or an integer. */
-  readonly numericParameters: readonly string[];
-  /** Its answers carry \`Cache-Control: no-store\` (it is protected, or its responses document the header). */
-  readonly noStore: boolean;
-  /** Limited per client address (\`x-rate-limited\`). */
-  readonly rateLimited: boolean;
-}
 
 /** Per-operation metadata, keyed by operationId. */
 export const operationMeta = {
 ${meta}
 } as const satisfies Record<OperationId, OperationMeta>;
 
-type ParametersIn<Op extends OperationId, Where extends 'path' | 'query' | 'header'> =
-  operations[Op]['parameters'] extends Partial<Record<Where, infer V>>
-    ? [NonNullable<V>] extends [never]
-      ? Record<string, never>
-      : NonNullable<V>
-    : Record<string, never>;
-
-type QueryDefaults<Op extends OperationId> = (typeof operationMeta)[Op]['queryDefaults'][number];
-
-/** The validated query: parameters with a default in the spec are always present. */
-type ValidatedQuery<Op extends OperationId> = ParametersIn<Op, 'query'> &
-  Required<Pick<ParametersIn<Op, 'query'>, Extract<QueryDefaults<Op>, keyof ParametersIn<Op, 'query'>>>>;
-
-/** The body of a response, in whichever media type the spec gives it (JSON, or text for metrics). */
-type ResponseBody<R> = R extends { content: infer C } ? C[keyof C] : never;
-
-type RequestBodyOf<Op extends OperationId> = [NonNullable<operations[Op]['requestBody']>] extends [never]
-  ? undefined
-  : NonNullable<operations[Op]['requestBody']> extends { content: infer C }
-    ? C[keyof C] | (undefined extends operations[Op]['requestBody'] ? undefined : never)
-    : undefined;
-
-type SuccessStatus<Op extends OperationId> = Extract<keyof operations[Op]['responses'], 200 | 201 | 202 | 204>;
-
-/** What a handler receives: validated path parameters, query, headers and body of the operation. */
-export interface OperationRequest<Op extends OperationId> {
-  readonly params: ParametersIn<Op, 'path'>;
-  readonly query: ValidatedQuery<Op>;
-  readonly body: RequestBodyOf<Op>;
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
+`;
 }
 
 /**
- * A JSON body already serialized, standing for a \`T\`: a server may answer from stored JSON text instead of
- * building objects and serializing them again. Whoever makes one vouches that \`json\` is the JSON text of a
- * \`T\`; the phantom property keeps one body type from passing for another.
+ * The records operators load (schemas marked `x-loaded-by`, the command that reads them) and every schema
+ * they refer to, so that the server checks them with Ajv without reading the bundled document at run time.
  */
-export interface SerializedJson<T> {
-  readonly json: string;
-  readonly __body?: T;
+function collectRecords(doc) {
+  const schemas = doc.components?.schemas ?? {};
+  const names = Object.keys(schemas).filter((name) => schemas[name]['x-loaded-by']);
+  if (names.length === 0) throw new Error('no schema is marked x-loaded-by (the feed and catalogue records)');
+  const reached = new Set();
+  const visit = (node) => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node && typeof node === 'object') {
+      const ref = typeof node.$ref === 'string' ? /^#\/components\/schemas\/([^/]+)/.exec(node.$ref) : null;
+      if (node.$ref && !ref) throw new Error(`a record schema refers outside components.schemas: ${node.$ref}`);
+      if (ref && !reached.has(ref[1])) {
+        reached.add(ref[1]);
+        visit(resolveRef(doc, { $ref: `#/components/schemas/${ref[1]}` }));
+      }
+      Object.values(node).forEach(visit);
+    }
+  };
+  names.forEach((name) => {
+    reached.add(name);
+    visit(schemas[name]);
+  });
+  const closure = Object.fromEntries(
+    Object.keys(schemas)
+      .filter((n) => reached.has(n))
+      .map((n) => [n, withoutAnnotations(schemas[n])]),
+  );
+  return { names, closure };
 }
 
-/** What a handler answers: one of the operation's success statuses with its body. Errors are thrown. */
-export type OperationReply<Op extends OperationId> = {
-  [S in SuccessStatus<Op>]: {
-    status: S;
-    body: ResponseBody<operations[Op]['responses'][S]> | SerializedJson<ResponseBody<operations[Op]['responses'][S]>>;
-    headers?: Readonly<Record<string, string>>;
-  };
-}[SuccessStatus<Op>];
+/** A schema without the annotations a validator never reads (the bundled document keeps them). */
+function withoutAnnotations(node) {
+  if (Array.isArray(node)) return node.map(withoutAnnotations);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      // A property named `description` or `examples` holds a schema (an object), never an annotation's value.
+      .filter(
+        ([key, value]) =>
+          !(key === 'examples' && Array.isArray(value)) && !(key === 'description' && typeof value === 'string'),
+      )
+      .map(([key, value]) => [key, withoutAnnotations(value)]),
+  );
+}
 
-/** The handler of one operation. \`Context\` is whatever the server passes (store, caller identity, clock…). */
-export type OperationHandler<Op extends OperationId, Context> = (
-  request: OperationRequest<Op>,
-  context: Context,
-) => Promise<OperationReply<Op>>;
+function recordsModule({ names, closure }) {
+  return `${HEADER}
+/** The schemas of the records operators load (\`x-loaded-by\` in the spec). */
+export const recordNames = ${JSON.stringify(names)} as const;
+export type RecordName = (typeof recordNames)[number];
 
-/** One handler per operation of the spec: a missing or extra handler, or a wrong reply, fails to compile. */
-export type HandlerMap<Context> = { readonly [Op in OperationId]: OperationHandler<Op, Context> };
+/** Those schemas and every schema they refer to, as a document in which their \`$ref\`s resolve. */
+export const recordSchemas = ${JSON.stringify({ $id: 'gateway-records', components: { schemas: closure } }, null, 2)};
 `;
 }
 
@@ -272,6 +249,7 @@ async function generate(specPath, outDir) {
   const bundled = { 'x-generated': 'DO NOT EDIT. Bundled from spec/ by npm run generate.', ...doc };
   const operations = collectOperations(doc);
   const errors = collectErrors(doc);
+  const records = collectRecords(doc);
   const types = astToString(
     // openapi-typescript rewrites the document it is given (discriminators): give it a copy.
     await openapiTS(structuredClone(doc), {
@@ -287,18 +265,24 @@ async function generate(specPath, outDir) {
   writeFileSync(path.join(outDir, 'src/schema.ts'), `${HEADER}\n${types}`);
   writeFileSync(path.join(outDir, 'src/operations.ts'), operationsModule(operations));
   writeFileSync(path.join(outDir, 'src/errors.ts'), errorsModule(errors));
+  writeFileSync(path.join(outDir, 'src/records.ts'), recordsModule(records));
+  if (path.resolve(outDir) !== path.join(root, 'generated')) {
+    for (const file of HAND_WRITTEN) copyFileSync(path.join(root, 'generated', file), path.join(outDir, file));
+  }
   writeFileSync(
     path.join(outDir, 'src/index.ts'),
     `${HEADER}
 export type { components, operations, paths } from './schema.js';
+export * from './handler-types.js';
 export * from './operations.js';
 export * from './errors.js';
+export * from './records.js';
 `,
   );
-  return { operations: operations.length, errors: errors.length };
+  return { operations: operations.length, errors: errors.length, records: records.names.length };
 }
 
 const summary = await generate(path.resolve(args.spec), path.resolve(args.out));
 console.log(
-  `generated ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}: ${summary.operations} operations, ${summary.errors} error codes`,
+  `generated ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}: ${summary.operations} operations, ${summary.errors} error codes, ${summary.records} record schemas`,
 );

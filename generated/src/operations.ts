@@ -1,36 +1,11 @@
 // DO NOT EDIT. Generated from spec/ by `npm run generate` (scripts/generate.mjs).
 // Change the spec and regenerate instead.
 
+import type { OperationMeta } from './handler-types.js';
 import type { operations } from './schema.js';
 
 /** The operationId of every operation of the spec. */
 export type OperationId = keyof operations;
-
-/** What the router, the security layer and the client need to know of an operation. */
-export interface OperationMeta {
-  readonly method: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'OPTIONS' | 'HEAD' | 'PATCH' | 'TRACE';
-  /** OpenAPI path template, e.g. `/v1/platforms/{id}`. */
-  readonly path: string;
-  /** Names of the security schemes that protect it; empty when it is public. */
-  readonly security: readonly string[];
-  readonly deprecated: boolean;
-  /** operationId of the operation that replaces a deprecated one (`x-successor`). */
-  readonly successor: OperationId | null;
-  /** When it was deprecated (`x-deprecated-at`, ISO 8601). */
-  readonly deprecatedAt: string | null;
-  /** Content types of the request body it accepts. */
-  readonly bodyContentTypes: readonly string[];
-  /** Content types of its success responses. */
-  readonly responseContentTypes: readonly string[];
-  /** Query parameters that have a default in the spec (present in every validated request). */
-  readonly queryDefaults: readonly string[];
-  /** Parameters (path or query) whose schema is a number or an integer. */
-  readonly numericParameters: readonly string[];
-  /** Its answers carry `Cache-Control: no-store` (it is protected, or its responses document the header). */
-  readonly noStore: boolean;
-  /** Limited per client address (`x-rate-limited`). */
-  readonly rateLimited: boolean;
-}
 
 /** Per-operation metadata, keyed by operationId. */
 export const operationMeta = {
@@ -56,62 +31,3 @@ export const operationMeta = {
   getMetrics: { method: "GET", path: "/metrics", security: [], deprecated: false, successor: null, deprecatedAt: null, bodyContentTypes: [], responseContentTypes: ["text/plain"], queryDefaults: [], numericParameters: [], noStore: false, rateLimited: false },
 } as const satisfies Record<OperationId, OperationMeta>;
 
-type ParametersIn<Op extends OperationId, Where extends 'path' | 'query' | 'header'> =
-  operations[Op]['parameters'] extends Partial<Record<Where, infer V>>
-    ? [NonNullable<V>] extends [never]
-      ? Record<string, never>
-      : NonNullable<V>
-    : Record<string, never>;
-
-type QueryDefaults<Op extends OperationId> = (typeof operationMeta)[Op]['queryDefaults'][number];
-
-/** The validated query: parameters with a default in the spec are always present. */
-type ValidatedQuery<Op extends OperationId> = ParametersIn<Op, 'query'> &
-  Required<Pick<ParametersIn<Op, 'query'>, Extract<QueryDefaults<Op>, keyof ParametersIn<Op, 'query'>>>>;
-
-/** The body of a response, in whichever media type the spec gives it (JSON, or text for metrics). */
-type ResponseBody<R> = R extends { content: infer C } ? C[keyof C] : never;
-
-type RequestBodyOf<Op extends OperationId> = [NonNullable<operations[Op]['requestBody']>] extends [never]
-  ? undefined
-  : NonNullable<operations[Op]['requestBody']> extends { content: infer C }
-    ? C[keyof C] | (undefined extends operations[Op]['requestBody'] ? undefined : never)
-    : undefined;
-
-type SuccessStatus<Op extends OperationId> = Extract<keyof operations[Op]['responses'], 200 | 201 | 202 | 204>;
-
-/** What a handler receives: validated path parameters, query, headers and body of the operation. */
-export interface OperationRequest<Op extends OperationId> {
-  readonly params: ParametersIn<Op, 'path'>;
-  readonly query: ValidatedQuery<Op>;
-  readonly body: RequestBodyOf<Op>;
-  readonly headers: Readonly<Record<string, string | string[] | undefined>>;
-}
-
-/**
- * A JSON body already serialized, standing for a `T`: a server may answer from stored JSON text instead of
- * building objects and serializing them again. Whoever makes one vouches that `json` is the JSON text of a
- * `T`; the phantom property keeps one body type from passing for another.
- */
-export interface SerializedJson<T> {
-  readonly json: string;
-  readonly __body?: T;
-}
-
-/** What a handler answers: one of the operation's success statuses with its body. Errors are thrown. */
-export type OperationReply<Op extends OperationId> = {
-  [S in SuccessStatus<Op>]: {
-    status: S;
-    body: ResponseBody<operations[Op]['responses'][S]> | SerializedJson<ResponseBody<operations[Op]['responses'][S]>>;
-    headers?: Readonly<Record<string, string>>;
-  };
-}[SuccessStatus<Op>];
-
-/** The handler of one operation. `Context` is whatever the server passes (store, caller identity, clock…). */
-export type OperationHandler<Op extends OperationId, Context> = (
-  request: OperationRequest<Op>,
-  context: Context,
-) => Promise<OperationReply<Op>>;
-
-/** One handler per operation of the spec: a missing or extra handler, or a wrong reply, fails to compile. */
-export type HandlerMap<Context> = { readonly [Op in OperationId]: OperationHandler<Op, Context> };

@@ -7,6 +7,7 @@
  * derived or allocated for it, and it has no extended public key.
  */
 
+import type { components } from '@gateway/generated';
 import { addressFromPublicKey, type ChainId, isLedgerAddress, keccak256, keyPairFromSeed } from '@gateway/ledger';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
@@ -15,8 +16,7 @@ import { bech32, bech32m, createBase58check } from '@scure/base';
 import { HDKey } from '@scure/bip32';
 import { parseEthAddress, toChecksumAddress } from '../crypto/ethereum.js';
 
-export type AddressKind = 'evm' | 'bitcoin' | 'ledger';
-export const ADDRESS_KINDS: readonly AddressKind[] = ['evm', 'bitcoin', 'ledger'];
+export type AddressKind = components['schemas']['AddressKind'];
 export type BitcoinNetwork = 'mainnet' | 'testnet';
 
 export interface PlatformAddressing {
