@@ -4,7 +4,8 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Services } from './context.js';
-import { type Caller, verifyAccessToken } from './domain/tokens.js';
+import { verifyAccessToken } from './domain/access-token.js';
+import type { Caller } from './domain/token-settings.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

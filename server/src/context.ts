@@ -3,7 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import type { CatalogueCache } from './domain/catalogue-cache.js';
 import type { CursorCodec } from './domain/cursor.js';
-import type { Caller, TokenSettings } from './domain/tokens.js';
+import type { Caller, TokenSettings } from './domain/token-settings.js';
 import { ApiError } from './errors.js';
 import type { Metrics } from './metrics.js';
 import type { Database } from './store/schema.js';

@@ -1,7 +1,7 @@
 /** POST /v1/oauth2/token: the password and refresh_token grants. */
 import type { HandlerMap } from '@gateway/generated';
 import { type Context, nowSeconds } from '../context.js';
-import { issueForPassword, issueForRefreshToken } from '../domain/tokens.js';
+import { issueForPassword, issueForRefreshToken } from '../domain/token.js';
 import { ApiError } from '../errors.js';
 
 type Params = Record<string, string | undefined>;

@@ -34,11 +34,16 @@ export function acceptable(accept: string | undefined, produced: readonly string
 
 export function negotiation(app: FastifyInstance): void {
   app.addHook('onRequest', (request, _reply, done) => {
-    const operationId = request.routeOptions.config.operationId;
-    const produced = operationId ? operationMeta[operationId].responseContentTypes : JSON_ONLY;
-    if (!request.url.startsWith('/docs') && !acceptable(request.headers.accept, produced)) {
-      done(new ApiError('not_acceptable'));
-      return;
+    const { accept } = request.headers;
+    // The route is looked up only when there is something to negotiate (Fastify builds a new object on every
+    // access to `routeOptions`).
+    if (accept && accept !== '*/*' && !request.url.startsWith('/docs')) {
+      const operationId = request.routeOptions.config.operationId;
+      const produced = operationId ? operationMeta[operationId].responseContentTypes : JSON_ONLY;
+      if (!acceptable(accept, produced)) {
+        done(new ApiError('not_acceptable'));
+        return;
+      }
     }
     const { headers } = request;
     const empty =

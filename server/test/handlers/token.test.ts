@@ -6,7 +6,7 @@ import { jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { CLOCK_SKEW_SECONDS } from '../../src/domain/tokens.js';
+import { CLOCK_SKEW_SECONDS } from '../../src/domain/password.js';
 import { loadSecrets } from '../../src/secrets.js';
 import { codeOf, signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';

@@ -1,0 +1,68 @@
+/**
+ * Access tokens: EdDSA JWTs that expire at the signed expiry, signed with the current key and verified
+ * without the database against the current and earlier keys (by key id).
+ */
+import { randomUUID, sign } from 'node:crypto';
+import { errors as joseErrors, jwtVerify } from 'jose';
+import { ApiError } from '../errors.js';
+import { type Caller, type IssuedClaims, SCOPE, type TokenSettings } from './token-settings.js';
+
+const VERIFIED_CACHE_SIZE = 10_000;
+const base64url = (text: string) => Buffer.from(text).toString('base64url');
+
+/**
+ * The access token: a compact JWS (RFC 7515) of the claims, signed EdDSA (Ed25519) with node:crypto. The
+ * same bytes jose's SignJWT makes, without its detour through WebCrypto (an asynchronous job per token,
+ * costing more than the signature itself); tokens are verified with jose (`verifyAccessToken`).
+ */
+export function signAccessToken(claims: IssuedClaims, expiry: number, settings: TokenSettings, now: number): string {
+  const header = { alg: 'EdDSA', typ: 'JWT', kid: settings.keyId };
+  const payload = { ...claims, scope: [SCOPE], sub: claims.a, iat: now, exp: expiry, jti: randomUUID() };
+  const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
+  return `${input}.${sign(null, Buffer.from(input), settings.signingKey).toString('base64url')}`;
+}
+
+const unauthorized = () => new ApiError('invalid_access_token');
+
+/** The caller of a `Bearer` access token; any failure is the same 401 (code 10000). */
+export async function verifyAccessToken(
+  authorization: string | undefined,
+  settings: TokenSettings,
+  now: number,
+): Promise<Caller> {
+  const match = /^Bearer ([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)$/i.exec(authorization ?? '');
+  if (!match?.[1] || match[1].length > 4096) throw unauthorized();
+  const known = settings.verified?.get(match[1]);
+  if (known) {
+    if (known.exp > now) return known.caller;
+    settings.verified?.delete(match[1]);
+    throw unauthorized();
+  }
+  try {
+    const keyFor = (header: { kid?: string }) => {
+      const key = header.kid === undefined ? undefined : settings.verifyingKeys.get(header.kid);
+      if (!key) throw unauthorized();
+      return key;
+    };
+    const { payload } = await jwtVerify(match[1], keyFor, {
+      algorithms: ['EdDSA'],
+      currentDate: new Date(now * 1000),
+      requiredClaims: ['exp', 'a', 'nb', 'cid', 'user_name', 'jti'],
+    });
+    if (payload.nb !== settings.chainId || typeof payload.a !== 'string' || typeof payload.exp !== 'number') {
+      throw unauthorized();
+    }
+    const caller = { account: payload.a, username: String(payload.user_name), clientId: String(payload.cid) };
+    if (settings.verified) {
+      if (settings.verified.size >= VERIFIED_CACHE_SIZE)
+        settings.verified.delete(settings.verified.keys().next().value as string);
+      settings.verified.set(match[1], { caller, exp: payload.exp });
+    }
+    return caller;
+  } catch (error) {
+    if (error instanceof ApiError || error instanceof joseErrors.JOSEError || error instanceof TypeError) {
+      throw unauthorized();
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * The password grant's proof: a signature over `<chainId>:<client_id>:<expiry>` by the ledger key
+ * (Curve25519) or the Ethereum-style account (EIP-712) of the username, for an expiry at most a week ahead.
+ * @see ../../../spec/paths/token.yaml
+ */
+import {
+  addressFromEthAddress,
+  addressFromPublicKey,
+  type ChainId,
+  chainIdByte,
+  ledgerMessageBytes,
+  MAX_LIFETIME_SECONDS,
+  PUBLIC_KEY_LENGTH,
+  SIGNATURE_LENGTH,
+  tokenText,
+} from '@gateway/ledger';
+import { hexToBytes } from '@noble/curves/utils.js';
+import bs58 from 'bs58';
+import { verifyLedgerSignature } from '../crypto/curve25519.js';
+import { ETH_SIGNATURE_LENGTH, eip712Digest, parseEthAddress, recoverSigner } from '../crypto/ethereum.js';
+import { ApiError } from '../errors.js';
+import { SCOPE, type TokenSettings } from './token-settings.js';
+
+/** The clock skew tolerated on top of the longest lifetime (`MAX_LIFETIME_SECONDS`, one week). */
+export const CLOCK_SKEW_SECONDS = 300;
+const BASE58 = /^[1-9A-HJ-NP-Za-km-z]+$/;
+
+function decodeBase58(text: string, length: number): Uint8Array | null {
+  if (!BASE58.test(text) || text.length > 100) return null;
+  try {
+    const bytes = bs58.decode(text);
+    return bytes.length === length ? bytes : null;
+  } catch {
+    return null;
+  }
+}
+
+type Account =
+  | { kind: 'ledger'; publicKey: Uint8Array; address: string }
+  | { kind: 'ethereum'; ethAddress: Uint8Array; address: string };
+
+function accountOf(username: string, chainId: ChainId): Account {
+  if (username.startsWith('0x')) {
+    const ethAddress = parseEthAddress(username);
+    if (ethAddress) return { kind: 'ethereum', ethAddress, address: addressFromEthAddress(ethAddress, chainId) };
+  } else {
+    const publicKey = decodeBase58(username, PUBLIC_KEY_LENGTH);
+    if (publicKey) return { kind: 'ledger', publicKey, address: addressFromPublicKey(publicKey, chainId) };
+  }
+  throw new ApiError('invalid_username');
+}
+
+function signatureOf(text: string, account: Account): Uint8Array {
+  if (account.kind === 'ledger') {
+    const signature = decodeBase58(text, SIGNATURE_LENGTH);
+    if (signature) return signature;
+  } else if (/^0x[0-9a-fA-F]{130}$/.test(text)) {
+    return hexToBytes(text.slice(2));
+  } else {
+    const signature = decodeBase58(text, ETH_SIGNATURE_LENGTH);
+    if (signature) return signature;
+  }
+  throw new ApiError('invalid_password_format');
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+
+export interface PasswordGrant {
+  scope: string;
+  clientId: string;
+  username: string;
+  password: string;
+}
+
+/**
+ * Checks a password grant rule by rule, in the order of the catalogue, and returns the account it proves.
+ * The signed message is built from the exact expiry text that arrived.
+ */
+export function verifyPasswordGrant(grant: PasswordGrant, settings: TokenSettings, nowSeconds: number) {
+  if (grant.scope !== SCOPE) throw new ApiError('invalid_scope');
+  if (!settings.clientIds.includes(grant.clientId)) throw new ApiError('invalid_client');
+  const account = accountOf(grant.username, settings.chainId);
+  const match = /^(\d{1,12}):([^:]+)$/.exec(grant.password);
+  if (!match) throw new ApiError('invalid_password_format');
+  const [, expiryText = '', signatureText = ''] = match;
+  const signature = signatureOf(signatureText, account);
+  const expiry = Number(expiryText);
+  if (expiry <= nowSeconds) throw new ApiError('expiry_passed');
+  if (expiry > nowSeconds + MAX_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS) throw new ApiError('expiry_too_far');
+  const text = tokenText(settings.chainId, grant.clientId, expiryText);
+  const valid =
+    account.kind === 'ledger'
+      ? verifyLedgerSignature(account.publicKey, ledgerMessageBytes(text), signature)
+      : (() => {
+          const signer = recoverSigner(eip712Digest(text, chainIdByte(settings.chainId)), signature);
+          return signer !== null && sameBytes(signer, account.ethAddress);
+        })();
+  if (!valid) throw new ApiError('invalid_signature');
+  return { address: account.address, expiry };
+}

@@ -1,0 +1,50 @@
+/** What the token rules share: their settings, the claims a token carries, and who a token speaks for. */
+import type { KeyObject } from 'node:crypto';
+import type { ChainId } from '@gateway/ledger';
+
+/** The only scope there is. */
+export const SCOPE = 'general';
+
+/** A time in seconds since the epoch as ISO 8601, as the store keeps times. */
+export const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
+
+/** Who a valid access token speaks for. */
+export interface Caller {
+  /** The ledger address of the account. */
+  account: string;
+  /** The username the token was issued to: a base58 public key or a `0x` address. */
+  username: string;
+  clientId: string;
+}
+
+export interface TokenPair {
+  access_token: string;
+  token_type: 'bearer';
+  expires_in: number;
+  refresh_token: string;
+}
+
+export interface TokenSettings {
+  chainId: ChainId;
+  clientIds: readonly string[];
+  refreshTokenTtl: number;
+  signingKey: KeyObject;
+  keyId: string;
+  /** Keys that verify access tokens, by key id (the current one, and earlier ones during a rotation). */
+  verifyingKeys: ReadonlyMap<string, KeyObject>;
+  /**
+   * Tokens already verified, with their caller and expiry: verification depends only on the token and the
+   * keys, so its answer holds until the token expires. Bounded; the oldest entries go first.
+   */
+  verified?: Map<string, { caller: Caller; exp: number }>;
+}
+
+export /** The claims a refresh token reissues. */
+interface IssuedClaims {
+  a: string;
+  nb: ChainId;
+  user_name: string;
+  pk: string;
+  cid: string;
+  lt: number;
+}
