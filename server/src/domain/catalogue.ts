@@ -7,29 +7,13 @@
 import type { components } from '@gateway/generated';
 import { parse } from 'yaml';
 import { compareDecimal, type DecimalText } from '../lib/decimal.js';
-import { type AddressKind, isLedgerPlatform, parseExtendedPublicKey } from './addresses.js';
+import type { Catalogue, TermsEntry } from '../store/catalogue.js';
+import { isLedgerPlatform, parseExtendedPublicKey } from './addresses.js';
 import type { RecordPath } from './record-problems.js';
 import { checkRecord, type Problems, readDecimal } from './records.js';
 
-export interface TermsEntry {
-  status: 'active' | 'inactive';
-  min: DecimalText;
-  max: DecimalText;
-  feeFlat: DecimalText;
-  feeRate: DecimalText;
-}
-
-export interface Catalogue {
-  platforms: { id: string; name: string; addressKind: AddressKind; xpub: string; network: string | null }[];
-  currencies: {
-    id: string;
-    chainAssetId: string;
-    decimals: number;
-    defaultPlatform: string;
-    platforms: { platformId: string; platformAssetId: string; deposit?: TermsEntry; withdrawal?: TermsEntry }[];
-  }[];
-  staking: { currency: string; apy: DecimalText }[];
-}
+/** A validated catalogue is the shape the store writes (amounts as canonical decimal text). */
+export type { Catalogue, TermsEntry };
 
 export class CatalogueError extends Error {
   constructor(readonly problems: string[]) {

@@ -7,14 +7,8 @@ import { listTrades, type TradeQuery } from '../store/trades.js';
 
 export type { Keyset } from '../store/pages.js';
 
-export interface TradeFilter {
-  address: string;
-  amountCurrencyId: string;
-  priceCurrencyId: string;
-  from: string | null;
-  before: string | null;
-  sort: SortOrder;
-}
+/** What a request asks of the trades: the page's size and position come on top. */
+export type TradeFilter = Omit<TradeQuery, 'limit' | 'after'>;
 
 const invalid = (parameter: string, message: string) =>
   new ApiError('invalid_parameter', message, { details: { parameter } });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, specification } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { openStore } from '../../src/store/store.js';
-import { signIn, type TestApp, testApp } from '../support/app.js';
+import { passwordFields, postToken, signIn, type TestApp, testApp } from '../support/app.js';
 import { stoppedPostgresUrl } from '../support/databases.js';
 import { DEMO_SEED, ledgerUser } from '../support/signers.js';
 
@@ -36,18 +36,7 @@ describe('operator endpoints', () => {
   it('metrics count requests by operation and status, and token grants and refusals by reason', async () => {
     const me = ledgerUser(DEMO_SEED);
     await signIn(t.app, me);
-    await t.app.inject({
-      method: 'POST',
-      url: '/v1/oauth2/token',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({
-        grant_type: 'password',
-        scope: 'general',
-        username: me.username,
-        password: me.password(1, { clientId: 'x' }),
-        client_id: 'waves.exchange',
-      }).toString(),
-    });
+    await postToken(t.app, passwordFields(me, me.password(1, { clientId: 'x' })));
     await t.app.inject({ url: '/v1/platforms/ETH' });
     await t.app.inject({ url: '/v1/platforms/SOL' });
     // Labels stay bounded: a path with no route is `unmatched`, a route of no operation is its route.

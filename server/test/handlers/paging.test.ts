@@ -9,7 +9,7 @@ import { parseTrade } from '../../src/domain/feeds.js';
 import { upsertMovements } from '../../src/store/movements.js';
 import type { MovementRecord, TradeRecord } from '../../src/store/schema.js';
 import { upsertTrades } from '../../src/store/trades.js';
-import { type TestApp, testApp } from '../support/app.js';
+import { signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';
 import { DEMO_SEED, ledgerUser } from '../support/signers.js';
 
@@ -89,19 +89,7 @@ describe.each(DATABASES)('pagination on %s', (kind) => {
     await t.store.db.deleteFrom('movements').execute();
     await upsertTrades(t.store.db, [...trades, ...makeTrades(50, OTHER, 1000)]);
     await upsertMovements(t.store.db, [...movements, ...makeMovements(40, OTHER, 1000)]);
-    const response = await t.app.inject({
-      method: 'POST',
-      url: '/v1/oauth2/token',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({
-        grant_type: 'password',
-        scope: 'general',
-        username: ME.username,
-        password: ME.password(Math.floor(Date.now() / 1000) + 600),
-        client_id: 'waves.exchange',
-      }).toString(),
-    });
-    token = response.json().access_token;
+    token = (await signIn(t.app, ME)).access_token;
   });
   afterAll(() => t.close());
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { logDestination } from '../../src/fastify-options.js';
-import { signIn, type TestApp, testApp } from '../support/app.js';
+import { postToken, signIn, type TestApp, testApp } from '../support/app.js';
 import { DEMO_SEED, ledgerUser } from '../support/signers.js';
 
 describe('logs', () => {
@@ -36,16 +36,11 @@ describe('logs', () => {
     });
     expect(viaQuery.statusCode).toBe(200);
     const pair = await signIn(app, me, expiry);
-    const refreshed = await app.inject({
-      method: 'POST',
-      url: '/v1/oauth2/token',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({
-        grant_type: 'refresh_token',
-        scope: 'general',
-        client_id: 'waves.exchange',
-        refresh_token: pair.refresh_token,
-      }).toString(),
+    const refreshed = await postToken(app, {
+      grant_type: 'refresh_token',
+      scope: 'general',
+      client_id: 'waves.exchange',
+      refresh_token: pair.refresh_token,
     });
     expect(refreshed.statusCode).toBe(200);
     const withdrawal = await app.inject({

@@ -49,24 +49,32 @@ export async function testApp(
   };
 }
 
+/** A token request with `fields` as its form body. */
+export function postToken(app: FastifyInstance, fields: Record<string, string>) {
+  return app.inject({
+    method: 'POST',
+    url: '/v1/oauth2/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams(fields).toString(),
+  });
+}
+
+/** The password grant's fields for `user` and a password it signs for `expiry`. */
+export const passwordFields = (user: LedgerUser, password = user.password(Math.floor(Date.now() / 1000) + 600)) => ({
+  grant_type: 'password',
+  scope: 'general',
+  username: user.username,
+  password,
+  client_id: 'waves.exchange',
+});
+
 /** Signs in with the password grant (form body) and returns the token response. */
 export async function signIn(
   app: FastifyInstance,
   user: LedgerUser,
   expiry = Math.floor(Date.now() / 1000) + 3600,
 ): Promise<{ access_token: string; refresh_token: string; expires_in: number }> {
-  const response = await app.inject({
-    method: 'POST',
-    url: '/v1/oauth2/token',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({
-      grant_type: 'password',
-      scope: 'general',
-      username: user.username,
-      password: user.password(expiry),
-      client_id: 'waves.exchange',
-    }).toString(),
-  });
+  const response = await postToken(app, passwordFields(user, user.password(expiry)));
   if (response.statusCode !== 200) throw new Error(`sign-in failed: ${response.statusCode} ${response.body}`);
   return response.json();
 }
