@@ -104,6 +104,7 @@ function collectOperations(doc) {
         numericParameters,
         noStore: security.length > 0 || documentsCacheControl,
         rateLimited: op['x-rate-limited'] === true,
+        refusalsCounted: op['x-refusals-counted'] === true,
       });
     }
   }
@@ -151,6 +152,7 @@ function operationsModule(operations) {
         `numericParameters: ${JSON.stringify(o.numericParameters)}`,
         `noStore: ${o.noStore}`,
         `rateLimited: ${o.rateLimited}`,
+        `refusalsCounted: ${o.refusalsCounted}`,
       ];
       return `  ${o.operationId}: { ${fields.join(', ')} },`;
     })

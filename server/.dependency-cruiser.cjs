@@ -28,7 +28,7 @@ module.exports = {
       severity: 'error',
       comment: 'The domain knows the rules, not how requests arrive: no handler, plugin, route or Fastify.',
       from: { path: '^src/domain/' },
-      to: { path: ['^src/handlers/', SHELL, '^fastify', 'node_modules/fastify'] },
+      to: { path: ['^src/handlers/', SHELL, '^fastify', 'node_modules/fastify', 'node_modules/@fastify/'] },
     },
     {
       name: 'handlers-go-through-the-domain',

@@ -30,6 +30,8 @@ export interface OperationMeta {
   readonly noStore: boolean;
   /** Limited per client address (`x-rate-limited`). */
   readonly rateLimited: boolean;
+  /** Its refusals are counted by reason (`x-refusals-counted`). */
+  readonly refusalsCounted: boolean;
 }
 
 type ParametersIn<Op extends OperationId, Where extends 'path' | 'query' | 'header'> =

@@ -595,7 +595,8 @@ export interface components {
          * CurrencyId
          * @description A currency of the exchange, named as the ledger names it: a ticker (`USDT`, up to 32 characters) or the
          *     ledger's asset id (32 bytes in base58: 43 or 44 characters, for example
-         *     `8LQW8f7P5d5PZM7GtZEBgaqRPGSzS3DfPuiXrURJ4AJS`). Case-sensitive.
+         *     `8LQW8f7P5d5PZM7GtZEBgaqRPGSzS3DfPuiXrURJ4AJS`). Case-sensitive. The pattern admits any 43 or 44 base58
+         *     characters (it cannot tell which decode to exactly 32 bytes); an id that names no asset matches nothing.
          * @example USDT
          */
         CurrencyId: string;

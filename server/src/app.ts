@@ -61,7 +61,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await rateLimits(app, config.redisUrl);
   observability(app, services.metrics);
   await docs(app, specification);
-  errorHandling(app);
+  errorHandling(app, services.metrics);
 
   await app.register(openapiGlue, {
     specification,

@@ -3,12 +3,17 @@
  * its catalogue code and status; server errors are logged with the request id, never sent. Requests that
  * match no route get 405 (with `Allow`) when another method of the path exists, else 404.
  */
-import { operationMeta } from '@gateway/generated';
+import { type ErrorName, operationMeta } from '@gateway/generated';
 import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, errorBody } from './errors.js';
+import type { Metrics } from './metrics.js';
 import { logsRequests } from './plugins/observability.js';
 
-type JsonSchema = { oneOf?: JsonSchema[]; properties?: Record<string, { const?: unknown }> };
+type JsonSchema = {
+  oneOf?: JsonSchema[];
+  properties?: Record<string, { const?: unknown }>;
+  'x-unknown-tag-error'?: ErrorName;
+};
 type ValidationIssue = NonNullable<FastifyError['validation']>[number];
 
 /**
@@ -34,8 +39,9 @@ function oneOfBranchIssues(
   }
   const index = branches.findIndex((branch) => branch.properties?.[tag]?.const === value);
   if (index < 0) {
-    return tag === 'grant_type'
-      ? new ApiError('unsupported_grant_type')
+    const unknownTag = schema?.['x-unknown-tag-error'];
+    return unknownTag
+      ? new ApiError(unknownTag)
       : new ApiError('invalid_parameter', `body/${tag} is not one of the allowed values`, {
           details: { parameter: tag },
         });
@@ -149,7 +155,7 @@ function methodsAt(pathname: string): string[] {
 }
 
 /** Installs the error and not-found handlers (before the routes: route contexts take those in force). */
-export function errorHandling(app: FastifyInstance): void {
+export function errorHandling(app: FastifyInstance, metrics: Pick<Metrics, 'tokenRefused'>): void {
   app.setNotFoundHandler(async (request, reply) => {
     const pathname = request.url.split(/[?#]/)[0] ?? '';
     const methods = methodsAt(pathname);
@@ -164,6 +170,8 @@ export function errorHandling(app: FastifyInstance): void {
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
+    // Operations the spec marks `x-refusals-counted` (the token endpoint) count every refusal by reason.
+    if (request.routeOptions.config.refusalsCounted) metrics.tokenRefused(apiError.kind);
     if (apiError.status >= 500) {
       // The request's child logger carries its id when request lines are logged; otherwise name it here.
       const reqId = logsRequests(request.log.level) ? {} : { reqId: request.id };

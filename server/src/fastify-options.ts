@@ -27,6 +27,8 @@ export function logDestination(logStream: LogStream | undefined, isTTY = process
 export function fastifyOptions(config: Config, logStream?: LogStream): FastifyServerOptions {
   return {
     bodyLimit: BODY_LIMIT,
+    // The spec's own schema keyword (read by the error handler, not a validation rule).
+    ajv: { customOptions: { keywords: ['x-unknown-tag-error'] } },
     logger: {
       level: config.logLevel,
       ...logDestination(logStream),

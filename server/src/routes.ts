@@ -84,6 +84,7 @@ export function routeResolver({ handlers, publicContext, rateLimit }: RouteSetti
       url: openapiPath.replace(/{(\w+)}/g, ':$1'),
       config: {
         operationId: id,
+        refusalsCounted: meta.refusalsCounted,
         ...(meta.rateLimited ? { rateLimit: { max: rateLimit, timeWindow: 60_000 } } : {}),
       },
       ...(meta.bodyContentTypes.length > 0 ? { preValidation: bodyContentTypes(meta.bodyContentTypes) } : {}),

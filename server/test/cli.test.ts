@@ -191,6 +191,24 @@ describe.each(DATABASES)('gateway commands on %s', (kind) => {
         ),
         'currencies[5] (WAVES).platforms.WAVES.deposit.fee_flat: must be 0 on a ledger platform',
       ],
+      [
+        'a fee rate on a withdrawal on the ledger platform',
+        demo.replace(
+          "withdrawal: { status: active, min: '0.00000001', max: '100000', fee_flat: '0', fee_rate: '0' }",
+          "withdrawal: { status: active, min: '0.00000001', max: '100000', fee_flat: '0', fee_rate: '0.001' }",
+        ),
+        'currencies[5] (WAVES).platforms.WAVES.withdrawal.fee_rate: must be 0 on a ledger platform',
+      ],
+      [
+        'an empty xpub on the ledger platform',
+        demo.replace('address_kind: ledger', "address_kind: ledger\n    xpub: ''"),
+        'platforms[3] (WAVES).xpub: must not be given for a ledger platform',
+      ],
+      [
+        'a network on the ledger platform',
+        demo.replace('address_kind: ledger', 'address_kind: ledger\n    network: mainnet'),
+        'platforms[3] (WAVES).network: only a bitcoin platform has a network',
+      ],
     ];
     for (const [name, text, message] of cases) {
       expect(text, name).not.toBe(demo);

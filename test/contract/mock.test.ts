@@ -4,7 +4,7 @@
  * and the body is valid for it, which checks the scenarios, the examples and the spec together.
  */
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { errorCatalogue, type OperationId, operationMeta } from '@gateway/generated';
@@ -138,21 +138,27 @@ describe('npm run mock', () => {
     npm.stderr.on('data', (chunk) => {
       output += chunk;
     });
-    await waitForPort(port, npm, () => output, 60_000);
-    npm.kill('SIGTERM');
-    const deadline = Date.now() + 10_000;
-    let listening = true;
-    while (listening && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 200));
-      listening = await new Promise<boolean>((resolve) => {
-        const socket = connect(port, '127.0.0.1');
-        socket.once('connect', () => {
-          socket.destroy();
-          resolve(true);
+    try {
+      await waitForPort(port, npm, () => output, 60_000);
+      npm.kill('SIGTERM');
+      const deadline = Date.now() + 10_000;
+      let listening = true;
+      while (listening && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 200));
+        listening = await new Promise<boolean>((resolve) => {
+          const socket = connect(port, '127.0.0.1');
+          socket.once('connect', () => {
+            socket.destroy();
+            resolve(true);
+          });
+          socket.once('error', () => resolve(false));
         });
-        socket.once('error', () => resolve(false));
-      });
+      }
+      expect(listening, `Prism still listens on ${port} after npm was stopped`).toBe(false);
+    } finally {
+      // Whatever the outcome, nothing of this test keeps running.
+      npm.kill('SIGKILL');
+      spawnSync('pkill', ['-f', `--port ${port}`]);
     }
-    expect(listening, `Prism still listens on ${port} after npm was stopped`).toBe(false);
   }, 90_000);
 });

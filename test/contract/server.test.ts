@@ -113,10 +113,11 @@ describe('contract scenarios against the server built in-process (buildApp)', ()
 
 describe("the spec's example requests answer on the demo exchange", () => {
   const examples = exampleRequests();
-  it('every operation without a body has an example request', () => {
+  it('every operation without a body has an example request, with every path parameter filled', () => {
     expect(examples.map((e) => e.operationId)).toEqual(
       (Object.keys(operationMeta) as OperationId[]).filter((id) => id !== 'createToken'),
     );
+    expect(examples.filter((e) => /[{}]/.test(e.url)).map((e) => e.url)).toEqual([]);
   });
   it.each(examples.map((e) => [`${e.method} ${e.url}`, e] as const))('%s', async (_name, example) => {
     const headers: Record<string, string> = example.protected ? { authorization: await context.bearer() } : {};

@@ -34,7 +34,8 @@ function redisProblem(url: string): Promise<string | null> {
 /** Why Chromium cannot run (null when it reports its version). */
 function chromiumProblem(): Promise<string | null> {
   return new Promise((resolve) => {
-    execFile(CHROMIUM, ['--version'], { timeout: 20_000 }, (error, stdout) => {
+    // A first start on a busy machine can take long: a slow answer is not a missing browser.
+    execFile(CHROMIUM, ['--version'], { timeout: 60_000 }, (error, stdout) => {
       if (error) resolve(error.message);
       else resolve(/\d+\.\d+/.test(stdout) ? null : `no version in its answer: ${JSON.stringify(stdout)}`);
     });

@@ -12,6 +12,8 @@ import { ApiError } from '../errors.js';
 declare module 'fastify' {
   interface FastifyContextConfig {
     operationId?: OperationId;
+    /** The spec marks the operation `x-refusals-counted`. */
+    refusalsCounted?: boolean;
   }
 }
 

@@ -37,6 +37,15 @@ describe('operator endpoints', () => {
     const me = ledgerUser(DEMO_SEED);
     await signIn(t.app, me);
     await postToken(t.app, passwordFields(me, me.password(1, { clientId: 'x' })));
+    // Refusals before the token rules run are counted too: validation, an unknown grant, a content type.
+    await postToken(t.app, { grant_type: 'password' });
+    await postToken(t.app, { grant_type: 'magic' });
+    await t.app.inject({
+      method: 'POST',
+      url: '/v1/oauth2/token',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'x',
+    });
     await t.app.inject({ url: '/v1/platforms/ETH' });
     await t.app.inject({ url: '/v1/platforms/SOL' });
     // Labels stay bounded: a path with no route is `unmatched`, a route of no operation is its route.
@@ -55,6 +64,11 @@ describe('operator endpoints', () => {
     );
     expect(text).toMatch(/gateway_token_grants_total\{grant="password"\} 1/);
     expect(text).toMatch(/gateway_token_refusals_total\{reason="expiry_passed"\} 1/);
+    expect(text).toMatch(/gateway_token_refusals_total\{reason="missing_parameter"\} 1/);
+    expect(text).toMatch(/gateway_token_refusals_total\{reason="unsupported_grant_type"\} 1/);
+    expect(text).toMatch(/gateway_token_refusals_total\{reason="unsupported_media_type"\} 1/);
+    // Other operations' refusals are not token refusals.
+    expect(text).not.toMatch(/gateway_token_refusals_total\{reason="platform_not_found"\}/);
     expect(text).toMatch(/gateway_db_pool_connections\{state="total"\} 1/);
     expect(text).toMatch(/gateway_process_resident_memory_bytes/);
   });

@@ -513,6 +513,9 @@ describe('the token endpoint rate limit', () => {
         }
       }
       expect(statuses).toEqual([400, 400, 400, 400, 400, 429, 429, 429]);
+      // The limited requests are token refusals too, by their own reason.
+      const metrics = (await t.app.inject({ url: '/metrics' })).body;
+      expect(metrics).toMatch(/gateway_token_refusals_total\{reason="rate_limited"\} 3/);
     } finally {
       await t.close();
     }
