@@ -114,7 +114,7 @@ describe('contract scenarios against the server built in-process (buildApp)', ()
 describe("the spec's example requests answer on the demo exchange", () => {
   const examples = exampleRequests();
   it('every operation without a body has an example request, with every path parameter filled', () => {
-    expect(examples.map((e) => e.operationId)).toEqual(
+    expect([...new Set(examples.map((e) => e.operationId))]).toEqual(
       (Object.keys(operationMeta) as OperationId[]).filter((id) => id !== 'createToken'),
     );
     expect(examples.filter((e) => /[{}]/.test(e.url)).map((e) => e.url)).toEqual([]);

@@ -2,8 +2,9 @@
  * The spec's example requests: for each operation, its path filled with the path parameters' examples and
  * its query string with the query parameters' examples, and the status its success response documents.
  * Read from the bundled spec, never listed by hand, so a new example is walked as soon as it is written.
- * Operations that take a body (the token endpoint) are left out: a password example is signed for one
- * moment and a refresh token belongs to one server, so neither can be answered elsewhere.
+ * A parameter with several named examples gives a request for each. Operations that take a body (the token
+ * endpoint) are left out: a password example is signed for one moment and a refresh token belongs to one
+ * server, so neither can be answered elsewhere.
  */
 import { type OperationId, operationMeta } from '@gateway/generated';
 import { spec } from './spec.js';
@@ -39,17 +40,33 @@ const resolve = <T>(node: T | { $ref: string }): T => {
 };
 
 /**
- * A parameter's own example (`example`, else the first of `examples`); a required parameter without one
- * takes its schema's. An optional parameter without an example of its own is left out.
+ * A parameter's own examples (`example`, or every one of `examples`); a required parameter without one takes
+ * its schema's first. An optional parameter without an example of its own has none (it is left out).
  */
-function exampleOf(parameter: Parameter): unknown {
-  if (parameter.example !== undefined) return parameter.example;
-  const named = Object.values(parameter.examples ?? {})[0];
-  if (named?.value !== undefined) return named.value;
-  if (!parameter.required) return undefined;
+function examplesOf(parameter: Parameter): unknown[] {
+  if (parameter.example !== undefined) return [parameter.example];
+  const named = Object.values(parameter.examples ?? {})
+    .map((example) => example.value)
+    .filter((value) => value !== undefined);
+  if (named.length > 0) return named;
+  if (!parameter.required) return [];
   const fromSchema = parameter.schema?.example ?? parameter.schema?.examples?.[0];
   if (fromSchema === undefined) throw new Error(`required parameter ${parameter.name} has no example`);
-  return fromSchema;
+  return [fromSchema];
+}
+
+/** The URL of `template` with each parameter's chosen value. */
+function urlOf(template: string, parameters: readonly Parameter[], chosen: ReadonlyMap<Parameter, unknown>): string {
+  let path = template;
+  const query = new URLSearchParams();
+  for (const parameter of parameters) {
+    if (!chosen.has(parameter)) continue;
+    const value = String(chosen.get(parameter));
+    if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(value));
+    if (parameter.in === 'query') query.set(parameter.name, value);
+  }
+  const search = query.toString();
+  return search ? `${path}?${search}` : path;
 }
 
 const operationOf = (operationId: OperationId) => {
@@ -63,29 +80,27 @@ export function exampleRequests(): ExampleRequest[] {
   const withoutBody = (Object.keys(operationMeta) as OperationId[]).filter(
     (operationId) => operationOf(operationId).requestBody === undefined,
   );
-  return withoutBody.map((operationId) => {
+  return withoutBody.flatMap((operationId) => {
     const meta = operationMeta[operationId];
     const operation = operationOf(operationId);
     const parameters = ((operation.parameters ?? []) as (Parameter | { $ref: string })[]).map((p) =>
       resolve<Parameter>(p),
     );
-    let path: string = meta.path;
-    const query = new URLSearchParams();
-    for (const parameter of parameters) {
-      const value = exampleOf(parameter);
-      if (value === undefined) continue;
-      if (parameter.in === 'path') path = path.replace(`{${parameter.name}}`, encodeURIComponent(String(value)));
-      if (parameter.in === 'query') query.set(parameter.name, String(value));
-    }
     const successes = Object.keys(operation.responses as object).filter((status) => /^2\d\d$/.test(status));
     if (successes.length !== 1) throw new Error(`${operationId} documents ${successes.length} success statuses`);
-    const search = query.toString();
-    return {
+    // Every parameter at its first example; then, one parameter at a time, each of its other examples.
+    const examples = new Map(parameters.map((p) => [p, examplesOf(p)] as const));
+    const first = new Map([...examples].filter(([, values]) => values.length > 0).map(([p, values]) => [p, values[0]]));
+    const variants = [first];
+    for (const [parameter, values] of examples) {
+      for (const value of values.slice(1)) variants.push(new Map([...first, [parameter, value]]));
+    }
+    return variants.map((chosen) => ({
       operationId,
       method: meta.method,
-      url: search ? `${path}?${search}` : path,
+      url: urlOf(meta.path, parameters, chosen),
       status: Number(successes[0]),
       protected: meta.security.length > 0,
-    };
+    }));
   });
 }
