@@ -30,8 +30,6 @@ export const specification = createRequire(import.meta.url)('@gateway/generated/
   unknown
 >;
 
-export { BODY_LIMIT };
-
 export interface AppOptions {
   /** A store to use instead of opening `config.databaseUrl` (the app then does not close it). */
   store?: Store;

@@ -12,9 +12,6 @@ import { isLedgerPlatform, parseExtendedPublicKey } from './addresses.js';
 import type { RecordPath } from './record-problems.js';
 import { checkRecord, type Problems, readDecimal } from './records.js';
 
-/** A validated catalogue is the shape the store writes (amounts as canonical decimal text). */
-export type { Catalogue, TermsEntry };
-
 export class CatalogueError extends Error {
   constructor(readonly problems: string[]) {
     super(`the catalogue is invalid:\n  ${problems.join('\n  ')}`);

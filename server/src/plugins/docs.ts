@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 type Document = Record<string, unknown> & { servers?: { url: string; description?: string }[] };
 
 /** The document with the server the request reached first in its `servers`. */
-export function servedFrom(document: Document, request: Pick<FastifyRequest, 'protocol' | 'host'>): Document {
+function servedFrom(document: Document, request: Pick<FastifyRequest, 'protocol' | 'host'>): Document {
   const here = `${request.protocol}://${request.host}`;
   const others = (document.servers ?? []).filter((server) => server.url !== here);
   return { ...document, servers: [{ url: here, description: 'This server' }, ...others] };

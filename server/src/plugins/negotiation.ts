@@ -3,7 +3,8 @@
  * (JSON, or text for metrics) and errors in JSON: an `Accept` that admits none of them is a 406. A body
  * is read only in the content types an operation lists (415 otherwise), and an empty body, or one that
  * carries no parameter at all (`{}`), is no body whatever type it declares: deployed clients send the
- * token parameters in the query string with an empty JSON body.
+ * token parameters in the query string with an empty JSON body. The hook below applies to every request;
+ * routes.ts applies `bodyContentTypes` and `bodyOf` to each operation that takes a body.
  */
 import { type OperationId, operationMeta } from '@gateway/generated';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -20,7 +21,7 @@ declare module 'fastify' {
 const JSON_ONLY = ['application/json'];
 
 /** Whether an `Accept` header admits one of `produced` (absent, or a range covering one with q > 0). */
-export function acceptable(accept: string | undefined, produced: readonly string[]): boolean {
+function acceptable(accept: string | undefined, produced: readonly string[]): boolean {
   if (!accept) return true;
   return accept.split(',').some((range) => {
     const [type = '', ...parameters] = range.trim().toLowerCase().split(';');
