@@ -67,7 +67,11 @@ export interface GatewayClient {
   readonly api: ApiClient;
   /** Signs in: signs the password for `<chainId>:<clientId>:<expiry>` and keeps the session. */
   login(signer: Signer, options?: LoginOptions): Promise<SessionTokens>;
-  /** Forgets the session's tokens. */
+  /**
+   * Signs out: revokes the session's sign-in on the server (its refresh token and its access tokens,
+   * `POST /v1/oauth2/revoke`), then forgets the tokens. The tokens are forgotten even when the server
+   * cannot be reached; the error is thrown then, since the sign-in may still be alive there.
+   */
   logout(): Promise<void>;
   /** The session's tokens, or null when signed out. */
   session(): Promise<SessionTokens | null>;
@@ -79,6 +83,7 @@ export interface GatewayClient {
 }
 
 const FORM = 'application/x-www-form-urlencoded';
+const formBody = (fields: unknown) => new URLSearchParams(fields as Record<string, string>).toString();
 /** The methods that need a token, by path template (looked up on every call: no string is built for it). */
 const protectedMethods = new Map<string, Set<string>>();
 for (const meta of Object.values(operationMeta)) {
@@ -98,11 +103,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
 
   /** The token endpoint, with the documented form body. */
   const tokenRequest = (body: Schemas['TokenRequest']) =>
-    api.POST('/v1/oauth2/token', {
-      body,
-      headers: { 'Content-Type': FORM },
-      bodySerializer: (fields) => new URLSearchParams(fields as Record<string, string>).toString(),
-    });
+    api.POST('/v1/oauth2/token', { body, headers: { 'Content-Type': FORM }, bodySerializer: formBody });
   const tokensOf = (pair: Schemas['TokenResponse']): SessionTokens => ({
     accessToken: pair.access_token,
     refreshToken: pair.refresh_token,
@@ -206,7 +207,22 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       await session.set(tokens);
       return tokens;
     },
-    logout: () => session.set(null),
+    async logout() {
+      const tokens = await session.current();
+      try {
+        if (tokens) {
+          unwrap(
+            await api.POST('/v1/oauth2/revoke', {
+              body: { token: tokens.refreshToken, token_type_hint: 'refresh_token', client_id: options.clientId },
+              headers: { 'Content-Type': FORM },
+              bodySerializer: formBody,
+            }),
+          );
+        }
+      } finally {
+        await session.set(null);
+      }
+    },
     session: () => session.current(),
     movements: ({ pageSize } = {}) =>
       cursorItems(async (after) =>

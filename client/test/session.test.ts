@@ -163,6 +163,39 @@ describe('the session', () => {
     expect(saved.size).toBe(0);
   });
 
+  it('logout revokes the sign-in on the server (RFC 7009 form), then forgets the tokens', async () => {
+    const { fetch, requests } = gateway();
+    const client = testClient({ fetch, now: () => NOW });
+    await client.login(signer);
+    await client.logout();
+    const revocations = requests.filter((r) => r.url.pathname === '/v1/oauth2/revoke');
+    expect(revocations).toHaveLength(1);
+    expect(revocations[0]?.method).toBe('POST');
+    expect(revocations[0]?.headers.get('content-type')).toBe('application/x-www-form-urlencoded');
+    expect(Object.fromEntries(new URLSearchParams(revocations[0]?.body))).toEqual({
+      token: 'refresh-1',
+      token_type_hint: 'refresh_token',
+      client_id: 'waves.exchange',
+    });
+    expect(await client.session()).toBeNull();
+    // Signed out already: nothing to revoke.
+    await client.logout();
+    expect(requests.filter((r) => r.url.pathname === '/v1/oauth2/revoke')).toHaveLength(1);
+  });
+
+  it('logout forgets the tokens even when the server cannot revoke, and says so', async () => {
+    let issued = 0;
+    const { fetch } = fakeFetch((r) =>
+      r.url.pathname === '/v1/oauth2/token' ? json(200, pair(++issued)) : json(503, errorBody(11200)),
+    );
+    const client = testClient({ fetch, now: () => NOW });
+    await client.login(signer);
+    const error = await client.logout().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error).toMatchObject({ status: 503, code: 11200 });
+    expect(await client.session()).toBeNull();
+  });
+
   it('a refused refresh ends the session with a clear error', async () => {
     let clock = NOW;
     const { fetch } = gateway({ refuseRefresh: true });

@@ -50,10 +50,14 @@ type ValidatedQuery<Op extends OperationId> = ParametersIn<Op, 'query'> &
 /** The body of a response, in whichever media type the spec gives it (JSON, or text for metrics). */
 type ResponseBody<R> = R extends { content: infer C } ? C[keyof C] : never;
 
+/**
+ * The body of a request, or undefined: a body that carries no parameter (empty, or `{}`) reaches a handler
+ * as no body, even where the spec requires one (the handler names what is missing).
+ */
 type RequestBodyOf<Op extends OperationId> = [NonNullable<operations[Op]['requestBody']>] extends [never]
   ? undefined
   : NonNullable<operations[Op]['requestBody']> extends { content: infer C }
-    ? C[keyof C] | (undefined extends operations[Op]['requestBody'] ? undefined : never)
+    ? C[keyof C] | undefined
     : undefined;
 
 type SuccessStatus<Op extends OperationId> = Extract<keyof operations[Op]['responses'], 200 | 201 | 202 | 204>;

@@ -24,8 +24,9 @@ export interface paths {
          *
          *     **refresh_token**: reissue. The refresh token is exchanged for a new pair (an access token with the same
          *     lifetime, from now) and stops working. Presenting it again, later or concurrently, revokes every refresh
-         *     token issued from the same sign-in (reuse detection): of two concurrent refreshes one succeeds, and its
-         *     new refresh token is revoked too. Access tokens already issued stay valid until their `expires_in`.
+         *     and access token issued from the same sign-in (reuse detection): of two concurrent refreshes one
+         *     succeeds, and its new pair is revoked too (access tokens within 5 seconds on every instance; see the
+         *     `bearer` scheme). `POST /v1/oauth2/revoke` revokes a sign-in on request.
          *     A refresh token works only with the `client_id` it was issued to; presented with another one it is
          *     refused and stays as it was. A refresh that fails (a server error) leaves the token unspent.
          *
@@ -38,6 +39,40 @@ export interface paths {
          *     The response's `expires_in` is the absolute Unix time at which the access token expires.
          */
         post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/oauth2/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke a sign-in (log out)
+         * @description Token revocation in the manner of RFC 7009. `token` is a refresh token or an access token issued by
+         *     this server; the whole sign-in it belongs to (its family: every refresh token and every access token
+         *     issued from one password grant and its refreshes) is revoked. Its refresh tokens are refused at once
+         *     (code 11308); its access tokens are refused (401, code 10000) at once by the instance that answered
+         *     and within 5 seconds by every other instance (see the `bearer` scheme). Use it to sign a device out.
+         *
+         *     As RFC 7009 says, the answer is 200 whether or not the token was one this server issued, was already
+         *     revoked or has expired: a client cannot do anything useful with such an error, and the answer tells
+         *     nobody whether a token exists. `token_type_hint` (`refresh_token` or `access_token`) says where to look
+         *     first; the other kind is looked at too. A `client_id`, when sent (public clients send one), must be one
+         *     this server accepts; it is not compared with the token's own, since a public client's id is no secret
+         *     and holding the token is the authority to revoke it.
+         *
+         *     The parameters are form-encoded in the body (`application/x-www-form-urlencoded`); a JSON object body
+         *     is accepted too.
+         */
+        post: operations["revokeToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -591,6 +626,30 @@ export interface components {
          *     }
          */
         TokenRequest: components["schemas"]["PasswordGrantRequest"] | components["schemas"]["RefreshTokenGrantRequest"] | components["schemas"]["NoParameters"];
+        /**
+         * RevocationRequest
+         * @description A token to revoke (RFC 7009), with an optional hint of its kind.
+         * @example {
+         *       "token": "rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw",
+         *       "token_type_hint": "refresh_token"
+         *     }
+         */
+        RevocationRequest: {
+            /** @description A refresh token or an access token issued by this server. */
+            token: string;
+            /**
+             * @description Where to look first; the other kind is looked at too.
+             * @enum {string}
+             */
+            token_type_hint?: "refresh_token" | "access_token";
+            client_id?: components["schemas"]["ClientId"];
+        };
+        /**
+         * RevocationResponse
+         * @description Empty; the status says it all (RFC 7009).
+         * @example {}
+         */
+        RevocationResponse: Record<string, never>;
         /**
          * CurrencyId
          * @description A currency of the exchange, named as the ledger names it: a ticker (`USDT`, up to 32 characters) or the
@@ -1798,6 +1857,57 @@ export interface operations {
              *     (10200, 10201), an unreadable body (10204), or a token rule (11300 to 11308). The first example is
              *     the generic one (what the mock answers by default); the mock gives the others on request with
              *     `Prefer: code=400, example=<name>`.
+             */
+            400: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["RevocationRequest"];
+                "application/json": components["schemas"]["RevocationRequest"];
+            };
+        };
+        responses: {
+            /**
+             * @description The token's sign-in is revoked, or the token was not one this server issued (or was revoked or
+             *     expired already): the answer is the same (RFC 7009, section 2.2). The body is an empty object.
+             */
+            200: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RevocationResponse"];
+                };
+            };
+            /**
+             * @description The request is refused: `token` is missing (10200), a parameter is invalid (10201; for instance a
+             *     `token_type_hint` other than `access_token` or `refresh_token`), the body is unreadable (10204), or
+             *     `client_id` is not one this server accepts (11302).
              */
             400: {
                 headers: {

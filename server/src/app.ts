@@ -11,6 +11,7 @@ import openapiGlue from 'fastify-openapi-glue';
 import { bearer } from './bearer.js';
 import type { Config } from './config.js';
 import type { Context } from './context.js';
+import { watchRevocations } from './domain/revocations.js';
 import { errorHandling } from './error-handler.js';
 import { BODY_LIMIT, fastifyOptions } from './fastify-options.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
@@ -47,10 +48,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const store = options.store ?? openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   if (!options.store) app.addHook('onClose', () => store.close());
   await store.migrate();
-  const services = createServices(config, store, {
-    now: options.now ?? Date.now,
-    warn: (message) => app.log.warn(message),
-  });
+  const now = options.now ?? Date.now;
+  const services = createServices(config, store, { now, warn: (message) => app.log.warn(message) });
+  // Revoked sign-ins are known before the first request is answered, and followed until the app closes.
+  const revocations = watchRevocations(store, services.tokens.revoked, () => Math.floor(now() / 1000));
+  app.addHook('onClose', () => revocations.close());
+  await revocations.ready;
 
   securityHeaders(app);
   negotiation(app);

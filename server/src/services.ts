@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { Services } from './context.js';
 import { createCatalogueCache } from './domain/catalogue-cache.js';
 import { createCursorCodec } from './domain/cursor.js';
+import { RevokedFamilies } from './domain/revocations.js';
 import { createMetrics } from './metrics.js';
 import { loadSecrets } from './secrets.js';
 import type { Store } from './store/store.js';
@@ -28,6 +29,7 @@ export function createServices(
       keyId: secrets.keyId,
       verifyingKeys: secrets.verifyingKeys,
       verified: new Map(),
+      revoked: new RevokedFamilies(),
     },
     proxySeed: secrets.proxySeed,
     now: options.now,

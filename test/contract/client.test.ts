@@ -22,6 +22,13 @@ const signer = signerFromSeed(DEMO_SEED);
 const calls: Record<OperationId, (client: GatewayClient) => Promise<{ response: Response; error?: unknown }>> = {
   createToken: (c) =>
     c.login(signer, { lifetime: 600 }).then(() => ({ response: new Response(null, { status: 200 }) })),
+  // As `logout()` sends it (the shared session stays signed in for the other calls).
+  revokeToken: (c) =>
+    c.api.POST('/v1/oauth2/revoke', {
+      body: { token: 'rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw', token_type_hint: 'refresh_token' },
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      bodySerializer: (fields) => new URLSearchParams(fields as Record<string, string>).toString(),
+    }),
   listDepositCurrencies: (c) => c.api.GET('/v1/deposit/currencies', { params: { query: { limit: 10, offset: 0 } } }),
   getDepositCurrency: (c) =>
     c.api.GET('/v1/deposit/currencies/{currency}/{platform}', {
@@ -118,6 +125,30 @@ describe('the client against the real server, end to end', () => {
     const currencies = [];
     for await (const c of client.withdrawalCurrencies({ pageSize: 2 })) currencies.push(`${c.id}/${c.platform_id}`);
     expect(currencies).toHaveLength(9);
+  });
+
+  it('logout signs the device out: its access token and its refresh token are refused', async () => {
+    const storage = memoryStorage();
+    const client = createGatewayClient({ baseUrl: gateway.url, chainId: 'W', clientId: 'waves.exchange', storage });
+    const tokens = await client.login(signer, { lifetime: 3600 });
+    expect((await client.api.GET('/v1/movements', { params: { query: { limit: 1 } } })).response.status).toBe(200);
+    await client.logout();
+    expect(await client.session()).toBeNull();
+    // Someone who copied the tokens before the logout gets nothing with them.
+    const copy = createGatewayClient({
+      baseUrl: gateway.url,
+      chainId: 'W',
+      clientId: 'waves.exchange',
+      storage: memoryStorage(tokens),
+    });
+    const error = await copy.api.GET('/v1/movements', { params: { query: { limit: 1 } } }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SessionEndedError);
+    expect(error).toMatchObject({ code: 11308 });
+    const direct = await fetch(`${gateway.url}/v1/movements`, {
+      headers: { authorization: `Bearer ${tokens.accessToken}` },
+    });
+    expect(direct.status).toBe(401);
+    expect(((await direct.json()) as { errors: { code: number }[] }).errors[0]?.code).toBe(10000);
   });
 
   it('refreshes before expiry; a reused refresh token ends the other session with a clear error', async () => {

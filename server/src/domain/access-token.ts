@@ -15,17 +15,37 @@ const base64url = (text: string) => Buffer.from(text).toString('base64url');
  * same bytes jose's SignJWT makes, without its detour through WebCrypto (an asynchronous job per token,
  * costing more than the signature itself); tokens are verified with jose (`verifyAccessToken`).
  */
-export function signAccessToken(claims: IssuedClaims, expiry: number, settings: TokenSettings, now: number): string {
+export function signAccessToken(
+  claims: IssuedClaims,
+  family: string,
+  expiry: number,
+  settings: TokenSettings,
+  now: number,
+): string {
   const header = { alg: 'EdDSA', typ: 'JWT', kid: settings.keyId };
-  const payload = { ...claims, scope: [SCOPE], sub: claims.a, iat: now, exp: expiry, jti: randomUUID() };
+  const payload = { ...claims, scope: [SCOPE], sub: claims.a, sid: family, iat: now, exp: expiry, jti: randomUUID() };
   const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
   return `${input}.${sign(null, Buffer.from(input), settings.signingKey).toString('base64url')}`;
 }
 
 const unauthorized = () => new ApiError('invalid_access_token');
 
-/** The caller of a `Bearer` access token; any failure is the same 401 (code 10000). */
+/**
+ * The caller of a `Bearer` access token, unless its sign-in was revoked; any failure is the same 401
+ * (code 10000).
+ */
 export async function verifyAccessToken(
+  authorization: string | undefined,
+  settings: TokenSettings,
+  now: number,
+): Promise<Caller> {
+  const caller = await verifiedCaller(authorization, settings, now);
+  if (caller.family !== null && settings.revoked.has(caller.family)) throw unauthorized();
+  return caller;
+}
+
+/** Who a well-signed, unexpired access token speaks for (revoked or not). */
+async function verifiedCaller(
   authorization: string | undefined,
   settings: TokenSettings,
   now: number,
@@ -52,7 +72,12 @@ export async function verifyAccessToken(
     if (payload.nb !== settings.chainId || typeof payload.a !== 'string' || typeof payload.exp !== 'number') {
       throw unauthorized();
     }
-    const caller = { account: payload.a, username: String(payload.user_name), clientId: String(payload.cid) };
+    const caller = {
+      account: payload.a,
+      username: String(payload.user_name),
+      clientId: String(payload.cid),
+      family: typeof payload.sid === 'string' ? payload.sid : null,
+    };
     if (settings.verified) {
       if (settings.verified.size >= VERIFIED_CACHE_SIZE)
         settings.verified.delete(settings.verified.keys().next().value as string);
@@ -63,6 +88,16 @@ export async function verifyAccessToken(
     if (error instanceof ApiError || error instanceof joseErrors.JOSEError || error instanceof TypeError) {
       throw unauthorized();
     }
+    throw error;
+  }
+}
+
+/** The sign-in of an access token of ours that has not expired (revoked or not); null for anything else. */
+export async function familyOfAccessToken(token: string, settings: TokenSettings, now: number): Promise<string | null> {
+  try {
+    return (await verifiedCaller(`Bearer ${token}`, settings, now)).family;
+  } catch (error) {
+    if (error instanceof ApiError) return null;
     throw error;
   }
 }

@@ -15,6 +15,17 @@ export interface Caller {
   /** The username the token was issued to: a base58 public key or a `0x` address. */
   username: string;
   clientId: string;
+  /** The sign-in (token family) the token was issued to; null for tokens issued before families were signed in. */
+  family: string | null;
+}
+
+/** The revoked sign-ins this instance knows of (domain/revocations.ts). */
+export interface Revoked {
+  has(family: string): boolean;
+  /** Records a revocation at `at` (seconds). */
+  add(family: string, at: number): void;
+  /** Forgets the revocations before `before` (seconds). */
+  forgetBefore(before: number): void;
 }
 
 export interface TokenPair {
@@ -37,6 +48,8 @@ export interface TokenSettings {
    * keys, so its answer holds until the token expires. Bounded; the oldest entries go first.
    */
   verified?: Map<string, { caller: Caller; exp: number }>;
+  /** Revoked sign-ins: their access tokens are refused. */
+  revoked: Revoked;
 }
 
 export /** The claims a refresh token reissues. */

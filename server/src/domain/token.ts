@@ -8,23 +8,26 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import { findRefreshToken, replaceRefreshToken, revokeTokenFamily, startTokenFamily } from '../store/token.js';
-import { signAccessToken } from './access-token.js';
+import { familyOfAccessToken, signAccessToken } from './access-token.js';
 import { type PasswordGrant, verifyPasswordGrant } from './password.js';
 import { hashToken, newRefreshToken } from './refresh-token.js';
 import { type IssuedClaims, iso, SCOPE, type TokenPair, type TokenSettings } from './token-settings.js';
 
+/** The form of the refresh tokens this server issues (domain/refresh-token.ts). */
+const REFRESH_TOKEN = /^rt_[A-Za-z0-9_-]{43}$/;
+
 function pairOf(
   settings: TokenSettings,
   claims: IssuedClaims,
-  refreshToken: string,
+  refresh: { token: string; row: { familyId: string } },
   expiry: number,
   now: number,
 ): TokenPair {
   return {
-    access_token: signAccessToken(claims, expiry, settings, now),
+    access_token: signAccessToken(claims, refresh.row.familyId, expiry, settings, now),
     token_type: 'bearer',
     expires_in: expiry,
-    refresh_token: refreshToken,
+    refresh_token: refresh.token,
   };
 }
 
@@ -47,7 +50,7 @@ export async function issueForPassword(
   // The family and its first refresh token are written together or not at all.
   const refresh = newRefreshToken(settings, claims, randomUUID(), now);
   await startTokenFamily(store, address, refresh.row);
-  return pairOf(settings, claims, refresh.token, expiry, now);
+  return pairOf(settings, claims, refresh, expiry, now);
 }
 
 /**
@@ -64,7 +67,7 @@ export async function issueForRefreshToken(
 ): Promise<TokenPair> {
   if (grant.scope !== SCOPE) throw new ApiError('invalid_scope');
   if (!settings.clientIds.includes(grant.clientId)) throw new ApiError('invalid_client');
-  if (!/^rt_[A-Za-z0-9_-]{43}$/.test(grant.refreshToken)) throw new ApiError('invalid_refresh_token');
+  if (!REFRESH_TOKEN.test(grant.refreshToken)) throw new ApiError('invalid_refresh_token');
   const tokenHash = hashToken(grant.refreshToken);
   const stored = await findRefreshToken(store.db, tokenHash);
   if (!stored || stored.familyRevokedAt !== null) throw new ApiError('invalid_refresh_token');
@@ -73,10 +76,40 @@ export async function issueForRefreshToken(
     if (claims.cid !== grant.clientId || stored.expiresAt <= iso(now)) throw new ApiError('invalid_refresh_token');
     const refresh = newRefreshToken(settings, claims, stored.familyId, now);
     if (await replaceRefreshToken(store, tokenHash, refresh.row)) {
-      return pairOf(settings, claims, refresh.token, now + claims.lt, now);
+      return pairOf(settings, claims, refresh, now + claims.lt, now);
     }
   }
   // Spent already (now, by a concurrent request, or before): a reuse.
-  await revokeTokenFamily(store.db, stored.familyId, iso(now));
+  await revokeFamily(store, settings, stored.familyId, now);
   throw new ApiError('invalid_refresh_token');
+}
+
+/** Revokes a sign-in: in the store (other instances hear of it from there), and at once on this instance. */
+async function revokeFamily(store: Store, settings: TokenSettings, familyId: string, now: number): Promise<void> {
+  await revokeTokenFamily(store.db, familyId, iso(now));
+  settings.revoked.add(familyId, now);
+}
+
+/**
+ * Token revocation (RFC 7009): the sign-in of a refresh token or of an unexpired access token of ours is
+ * revoked. Anything else (not ours, expired, revoked already) is not an error: the answer is the same.
+ */
+export async function revokeToken(
+  store: Store,
+  settings: TokenSettings,
+  request: { token: string; hint?: 'refresh_token' | 'access_token'; clientId?: string },
+  now: number,
+): Promise<void> {
+  if (request.clientId !== undefined && !settings.clientIds.includes(request.clientId)) {
+    throw new ApiError('invalid_client');
+  }
+  const asRefreshToken = async () =>
+    REFRESH_TOKEN.test(request.token)
+      ? ((await findRefreshToken(store.db, hashToken(request.token)))?.familyId ?? null)
+      : null;
+  const asAccessToken = () => familyOfAccessToken(request.token, settings, now);
+  const [first, second] =
+    request.hint === 'access_token' ? [asAccessToken, asRefreshToken] : [asRefreshToken, asAccessToken];
+  const family = (await first()) ?? (await second());
+  if (family !== null) await revokeFamily(store, settings, family, now);
 }

@@ -1,7 +1,7 @@
 /** POST /v1/oauth2/token: the password and refresh_token grants. */
 import type { HandlerMap } from '@gateway/generated';
 import { type Context, nowSeconds } from '../context.js';
-import { issueForPassword, issueForRefreshToken } from '../domain/token.js';
+import { issueForPassword, issueForRefreshToken, revokeToken } from '../domain/token.js';
 import { ApiError } from '../errors.js';
 
 type Params = Record<string, string | undefined>;
@@ -42,11 +42,22 @@ async function grant(params: Params, context: Context) {
   return pair;
 }
 
-export const tokenHandlers: Pick<HandlerMap<Context>, 'createToken'> = {
+export const tokenHandlers: Pick<HandlerMap<Context>, 'createToken' | 'revokeToken'> = {
   async createToken({ body, query }, context) {
     // Deployed clients send the parameters in the query string with an empty body; a body wins when present
     // (one without any parameter arrives here as no body). Refusals are counted by the error handler (the
     // spec marks this operation `x-refusals-counted`).
     return { status: 200, body: await grant((body ?? query) as Params, context) };
+  },
+  async revokeToken({ body }, context) {
+    // An empty body (or `{}`) arrives as no body: the token is missing.
+    const token = required({ token: body?.token }, 'token');
+    await revokeToken(
+      context.store,
+      context.tokens,
+      { token, hint: body?.token_type_hint, clientId: body?.client_id },
+      nowSeconds(context),
+    );
+    return { status: 200, body: {} };
   },
 };

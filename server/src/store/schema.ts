@@ -1,5 +1,6 @@
-import type { CompiledQuery, Kysely } from 'kysely';
 /** Table types of the store. Amounts are canonical decimal text; times are UTC ISO 8601 text with ms. */
+import type { CompiledQuery, Kysely } from 'kysely';
+import type { ListenHandlers, Listening } from './listener.js';
 export type Direction = 'deposit' | 'withdrawal';
 
 export interface PlatformTable {
@@ -160,6 +161,11 @@ export interface Store {
    * process comes between its statements.
    */
   allOrNothing(statements: readonly CompiledQuery[]): Promise<boolean>;
+  /**
+   * Hears the database's announcements of `topic` (PostgreSQL: `LISTEN`, see store/listener.ts). SQLite
+   * makes none, since one process writes: `connected` runs once, and that process announces to itself.
+   */
+  listen(topic: string, on: ListenHandlers): Listening;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   /** Connections of the pool by state. */

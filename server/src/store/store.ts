@@ -7,6 +7,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { listenPostgres } from './listener.js';
 import { migrateToLatest } from './migrations.js';
 import { refreshDocuments } from './refresh-documents.js';
 import type { Database, DialectName, Store } from './schema.js';
@@ -76,6 +77,16 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
         }
       },
       () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      (topic, on) =>
+        listenPostgres(
+          {
+            connectionString: url,
+            connectionTimeoutMillis: 5000,
+            ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+          },
+          topic,
+          on,
+        ),
       options.schema,
     );
   }
@@ -117,6 +128,7 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
         }
       }),
     () => ({ total: 1, idle: 1, waiting: 0 }),
+    (_topic, on) => ({ ready: on.connected().catch(() => {}), close: async () => {} }),
   );
 }
 
@@ -162,6 +174,7 @@ function storeOf(
   firstColumn: Store['firstColumn'],
   allOrNothing: Store['allOrNothing'],
   poolState: Store['poolState'],
+  listen: Store['listen'],
   schema?: string,
 ): Store {
   return {
@@ -170,6 +183,7 @@ function storeOf(
     firstColumn,
     allOrNothing,
     poolState,
+    listen,
     async migrate() {
       const applied = await migrateToLatest(db as Kysely<unknown>, schema);
       const rendered = await refreshDocuments(db);

@@ -106,7 +106,10 @@ export async function replaceRefreshToken(
   ]);
 }
 
-/** Revokes a token family (OAuth 2.0 Security BCP: a spent refresh token presented again). */
+/**
+ * Revokes a token family (a spent refresh token presented again, or a revocation request). On PostgreSQL
+ * the update's trigger announces it to every instance when it commits (migration 0006).
+ */
 export async function revokeTokenFamily(db: Kysely<Database>, familyId: string, now: string): Promise<void> {
   await db
     .updateTable('token_families')
@@ -114,4 +117,18 @@ export async function revokeTokenFamily(db: Kysely<Database>, familyId: string, 
     .where('id', '=', familyId)
     .where('revoked_at', 'is', null)
     .execute();
+}
+
+/** The families revoked at or after `since`, with when (read when an instance starts listening). */
+export async function familiesRevokedSince(
+  db: Kysely<Database>,
+  since: string,
+): Promise<{ id: string; revokedAt: string }[]> {
+  const rows = await db
+    .selectFrom('token_families')
+    .select(['id', 'revoked_at as revokedAt'])
+    .where('revoked_at', 'is not', null)
+    .where('revoked_at', '>=', since)
+    .execute();
+  return rows as { id: string; revokedAt: string }[];
 }
