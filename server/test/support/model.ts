@@ -59,6 +59,10 @@ export async function checkModel<T>(
   if (details.failed) {
     const replay = `MODEL_SEED=${details.seed} MODEL_PATH="${details.counterexamplePath}"`;
     console.error(`model ${name}: a sequence diverged; replay it with ${replay}`);
-    throw new Error(`${fc.defaultReportMessage(details)}\nreplay: ${replay}`);
+    const cause =
+      details.errorInstance instanceof Error ? details.errorInstance : new Error(String(details.errorInstance));
+    throw new Error(`${fc.defaultReportMessage(details)}\n${cause.stack ?? cause.message}\nreplay: ${replay}`, {
+      cause,
+    });
   }
 }
