@@ -1,10 +1,11 @@
 #!/usr/bin/env node
-// The long versions of the proof suites (bad input, attacks on identity, faults, load), then one table:
-// inputs tried and 5xx seen, attacks tried and accepted, faults injected and data lost, load held.
+// The long versions of the proof suites (bad input, attacks on identity, faults, load, the model-based
+// suites of tokens, pages and addresses), then one table: inputs tried and 5xx seen, attacks tried and
+// accepted, faults injected and data lost, load held, sequences and steps run and divergences from the model.
 // CI runs the short versions as tests; this runs them longer:
 //
-//   npm run prove                         60 s of load, 10x the fuzzing, a fresh fuzz seed
-//   LOAD_SECONDS=300 FUZZ_COUNT=2000 npm run prove
+//   npm run prove                         60 s of load, 10x the fuzzing, a fresh fuzz seed, 200 sequences a model
+//   LOAD_SECONDS=300 FUZZ_COUNT=2000 MODEL_RUNS=1000 npm run prove
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -12,33 +13,43 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const testDir = path.join(root, 'test');
-const figuresDir = path.join(testDir, 'test-results/prove');
+const serverDir = path.join(root, 'server');
+const figuresDirs = [path.join(testDir, 'test-results/prove'), path.join(serverDir, 'test-results/prove')];
 const env = {
   ...process.env,
   LOAD_SECONDS: process.env.LOAD_SECONDS ?? '60',
   FUZZ_COUNT: process.env.FUZZ_COUNT ?? '400',
   FUZZ_SEED: process.env.FUZZ_SEED ?? String(Date.now() % 2 ** 31),
+  MODEL_RUNS: process.env.MODEL_RUNS ?? '200',
 };
-console.log(`proving: load ${env.LOAD_SECONDS} s, fuzz ${env.FUZZ_COUNT} a operation, seed ${env.FUZZ_SEED}`);
-rmSync(figuresDir, { recursive: true, force: true });
+console.log(
+  `proving: load ${env.LOAD_SECONDS} s, fuzz ${env.FUZZ_COUNT} a operation, seed ${env.FUZZ_SEED}, ${env.MODEL_RUNS} sequences a model`,
+);
+for (const dir of figuresDirs) rmSync(dir, { recursive: true, force: true });
 const vitest = path.join(root, 'node_modules/vitest/vitest.mjs');
-const result = spawnSync(process.execPath, [vitest, 'run', 'attack', 'cluster'], {
-  cwd: testDir,
-  env,
-  stdio: 'inherit',
-});
+const runs = [
+  spawnSync(process.execPath, [vitest, 'run', 'attack', 'cluster'], { cwd: testDir, env, stdio: 'inherit' }),
+  spawnSync(process.execPath, [vitest, 'run', 'test/model', '--testTimeout', '3600000'], {
+    cwd: serverDir,
+    env,
+    stdio: 'inherit',
+  }),
+];
 
-const figures = existsSync(figuresDir)
-  ? Object.fromEntries(
-      readdirSync(figuresDir)
+const figures = Object.fromEntries(
+  figuresDirs
+    .filter((dir) => existsSync(dir))
+    .flatMap((dir) =>
+      readdirSync(dir)
         .filter((f) => f.endsWith('.json'))
         .map((f) => {
-          const value = JSON.parse(readFileSync(path.join(figuresDir, f), 'utf8'));
+          const value = JSON.parse(readFileSync(path.join(dir, f), 'utf8'));
           return [value.name, value];
         }),
-    )
-  : {};
+    ),
+);
 const { fuzz, identity, faults, load } = figures;
+const models = Object.values(figures).filter((f) => f.name.startsWith('model-'));
 const rows = [
   {
     check: 'bad input (spec fuzzer)',
@@ -68,9 +79,17 @@ const rows = [
       ? load.serverErrors === 0 && load.addressesChanged + load.addressesShared + load.movementsLost === 0
       : false,
   },
+  ...(models.length === 0
+    ? [{ check: 'model-based suites', tried: 'not run', bad: '', held: false }]
+    : models.map((m) => ({
+        check: `model: ${m.name.slice('model-'.length)}`,
+        tried: `${m.sequences} sequences, ${m.steps} steps`,
+        bad: `${m.divergences} divergences${m.divergences ? ` (seed ${m.seed})` : ''}`,
+        held: m.divergences === 0,
+      }))),
 ];
 console.log('');
 console.table(rows.map((r) => ({ ...r, held: r.held ? 'yes' : 'NO' })));
-const held = rows.every((r) => r.held) && result.status === 0;
+const held = rows.every((r) => r.held) && runs.every((r) => r.status === 0);
 console.log(held ? 'every check held' : 'a check did NOT hold (see above)');
 process.exit(held ? 0 : 1);

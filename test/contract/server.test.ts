@@ -115,7 +115,7 @@ describe("the spec's example requests answer on the demo exchange", () => {
   const examples = exampleRequests();
   it('every operation without a body has an example request, with every path parameter filled', () => {
     expect([...new Set(examples.map((e) => e.operationId))]).toEqual(
-      (Object.keys(operationMeta) as OperationId[]).filter((id) => id !== 'createToken'),
+      (Object.keys(operationMeta) as OperationId[]).filter((id) => operationMeta[id].bodyContentTypes.length === 0),
     );
     expect(examples.filter((e) => /[{}]/.test(e.url)).map((e) => e.url)).toEqual([]);
   });

@@ -88,4 +88,26 @@ export const tokenScenarios: Scenario[] = [
     expect: { status: 405, code: 10700 },
     only: 'server',
   },
+  {
+    name: 'revoking a refresh token answers 200 with an empty body',
+    operationId: 'revokeToken',
+    request: async (ctx) => ({
+      method: 'POST',
+      path: '/v1/oauth2/revoke',
+      body: form({ token: await ctx.freshRefreshToken(), token_type_hint: 'refresh_token' }),
+    }),
+    expect: { status: 200, headers: { 'cache-control': /no-store/ } },
+  },
+  {
+    name: 'revoking a token the server never issued answers 200 too (RFC 7009)',
+    operationId: 'revokeToken',
+    request: { method: 'POST', path: '/v1/oauth2/revoke', body: form({ token: 'never-issued' }) },
+    expect: { status: 200 },
+  },
+  {
+    name: 'a revocation without a token is refused',
+    operationId: 'revokeToken',
+    request: { method: 'POST', path: '/v1/oauth2/revoke', body: form({ token_type_hint: 'refresh_token' }) },
+    expect: { status: 400, code: 10200 },
+  },
 ];
