@@ -317,7 +317,9 @@ export interface paths {
         /**
          * List the account's movements
          * @description The signed-in account's deposits and withdrawals, newest `created_at` first (ties broken by id,
-         *     descending). Cursor pages: pass the previous `page_info.last_cursor` as `after`. Requires a token.
+         *     descending). Cursor pages: pass the previous `page_info.last_cursor` as `after`. A movement's
+         *     `created_at` (and the account it belongs to) never changes once stored, so a walk sees every
+         *     movement that exists throughout it exactly once, whatever else changes. Requires a token.
          */
         get: operations["listMovements"];
         put?: never;
@@ -403,7 +405,9 @@ export interface paths {
          * @description Exchange trades (buys and sells) of the address for the pair, by timestamp in the order of `sort`
          *     (default `desc`), ties broken by id in the same order. Filter by `timestamp__gte` and
          *     `timestamp__lt`. Cursor pages; a cursor is bound to the address, pair, filter and order it was
-         *     issued for. Public: the interface leaves it open, and trades on the ledger are public.
+         *     issued for. A trade's `timestamp` never changes once stored, so a walk sees every trade that
+         *     exists throughout it exactly once. Public: the interface leaves it open, and trades on the ledger
+         *     are public.
          */
         get: operations["listTrades"];
         put?: never;
@@ -1136,6 +1140,9 @@ export interface components {
          *     one JSON object a line). The fields of a Movement plus the `account` that owns it; `type` may be left
          *     out. Amounts are FeedAmounts. What a schema cannot say is checked on import: the account is an address
          *     of the server's network, the currency is in the catalogue, and the amounts have at most its decimals.
+         *     A record is upserted by `id`; its `created_at` and `account` (what places it in a list) may not change
+         *     once stored: a record that changes either (the same instant in another zone is no change) is refused
+         *     with its line number, and nothing of its batch is written.
          * @example {
          *       "id": "0b7c4f52-3a1e-4c0f-9d8e-7a1b2c3d4e5f",
          *       "account": "3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36",
@@ -1182,7 +1189,10 @@ export interface components {
          * TradeRecord
          * @description Not an API resource: one line of the trade feed an operator imports (`gateway trades import FILE`, one
          *     JSON object a line): a Trade as one of its two addresses sees it, with that `address` and the pair's
-         *     currencies. Amounts are FeedAmounts. On import the address must be one of the server's network.
+         *     currencies. Amounts are FeedAmounts. On import the address must be one of the server's network. A
+         *     record is upserted by `address` and `id`; its `timestamp` (what places it in a list) may not change
+         *     once stored: a record that changes it is refused with its line number, and nothing of its batch is
+         *     written.
          * @example {
          *       "id": "wn6SzGGxDVqtefRaczevwTFPAH1hTabt6rxLUjb7JAKt",
          *       "address": "3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36",

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { CatalogueError } from './domain/catalogue.js';
 import { importMovements, importTrades, loadCatalogueFile, type Progress } from './operator/commands.js';
-import { ImportError } from './operator/feed-import.js';
+import { ImportConflict, ImportError } from './operator/feed-import.js';
 import { startServer } from './server.js';
 import { CatalogueConflict } from './store/catalogue.js';
 import { openStore } from './store/store.js';
@@ -92,7 +92,8 @@ main(process.argv.slice(2)).then(
       error instanceof ConfigError ||
       error instanceof CatalogueError ||
       error instanceof CatalogueConflict ||
-      error instanceof ImportError
+      error instanceof ImportError ||
+      error instanceof ImportConflict
     ) {
       console.error(error.message);
     } else console.error(error);

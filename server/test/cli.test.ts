@@ -267,6 +267,24 @@ describe.each(DATABASES)('gateway commands on %s', (kind) => {
     expect(await count('trades')).toBe(before);
   });
 
+  it('a record changing what orders a list is refused in one sentence naming its line; its batch is not written', async () => {
+    const [first, second] = readFileSync(demoFiles.movements, 'utf8')
+      .split('\n')
+      .map((line) => JSON.parse(line || '{}'));
+    const lines = [
+      JSON.stringify({ ...first, id: 'new-before' }),
+      JSON.stringify({ ...second, created_at: '2031-01-01T00:00:00Z' }),
+    ];
+    const before = await count('movements');
+    const result = await gateway('movements', 'import', file('moved.ndjson', lines.join('\n')));
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `line 2: movement ${second.id} is stored with created_at ${second.created_at}, not 2031-01-01T00:00:00.000Z, ` +
+        'and what orders a list does not change once stored; nothing of lines 1–2 was written\n',
+    );
+    expect(await count('movements')).toBe(before);
+  });
+
   it('a movement of a currency outside the catalogue, or with too many decimals, is refused', async () => {
     const first = JSON.parse(readFileSync(demoFiles.movements, 'utf8').split('\n')[0] ?? '{}');
     const lines = [

@@ -1,7 +1,15 @@
 /** Movements: an account's keyset pages, one movement by id, and the feed's upsert. */
 import type { CompiledQuery, Kysely } from 'kysely';
 import { withMovementDocument } from './documents.js';
-import { type DocumentPage, documentPage, type Keyset, lastOfEach, type PageSource } from './pages.js';
+import {
+  type DocumentPage,
+  documentPage,
+  type FixedFields,
+  firstOrderChange,
+  type Keyset,
+  lastOfEach,
+  type PageSource,
+} from './pages.js';
 import type { Database, MovementRecord } from './schema.js';
 
 export interface MovementQuery {
@@ -40,31 +48,66 @@ export async function findMovementDocument(db: Kysely<Database>, account: string
   return row?.document ?? null;
 }
 
-/** Upserts movements by id in one transaction: all of them are written, or none. */
+/** A movement's place in its list: its account's list, by `created_at`. */
+const MOVEMENT_ORDER: FixedFields<MovementRecord, 'account' | 'created_at'> = {
+  key: (row) => row.id,
+  subject: (row) => `movement ${row.id}`,
+  fields: ['account', 'created_at'],
+};
+
+/**
+ * Upserts movements by id in one transaction: all of them are written, or none. A record that changes a
+ * stored movement's account or `created_at` is refused (OrderChange) and nothing is written: the update
+ * applies only where they are unchanged, and a row that comes back short rolls everything back. The check
+ * is the statement's own, so concurrent imports cannot slip a change between a read and a write.
+ */
 export async function upsertMovements(db: Kysely<Database>, batch: readonly MovementRecord[]): Promise<void> {
-  const rows = lastOfEach(batch, (r) => r.id).map(withMovementDocument);
+  const withinBatch = firstOrderChange(batch, MOVEMENT_ORDER);
+  if (withinBatch) throw withinBatch;
+  const rows = lastOfEach(batch, MOVEMENT_ORDER.key).map(withMovementDocument);
   if (rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
-    await trx
+    const written = await trx
       .insertInto('movements')
       .values(rows)
       .onConflict((oc) =>
-        oc.column('id').doUpdateSet((eb) => ({
-          account: eb.ref('excluded.account'),
-          direction: eb.ref('excluded.direction'),
-          status: eb.ref('excluded.status'),
-          source_platform_id: eb.ref('excluded.source_platform_id'),
-          destination_platform_id: eb.ref('excluded.destination_platform_id'),
-          currency_id: eb.ref('excluded.currency_id'),
-          amount: eb.ref('excluded.amount'),
-          fee: eb.ref('excluded.fee'),
-          created_at: eb.ref('excluded.created_at'),
-          updated_at: eb.ref('excluded.updated_at'),
-          recipient_address: eb.ref('excluded.recipient_address'),
-          transactions: eb.ref('excluded.transactions'),
-          document: eb.ref('excluded.document'),
-        })),
+        oc
+          .column('id')
+          .doUpdateSet((eb) => ({
+            direction: eb.ref('excluded.direction'),
+            status: eb.ref('excluded.status'),
+            source_platform_id: eb.ref('excluded.source_platform_id'),
+            destination_platform_id: eb.ref('excluded.destination_platform_id'),
+            currency_id: eb.ref('excluded.currency_id'),
+            amount: eb.ref('excluded.amount'),
+            fee: eb.ref('excluded.fee'),
+            updated_at: eb.ref('excluded.updated_at'),
+            recipient_address: eb.ref('excluded.recipient_address'),
+            transactions: eb.ref('excluded.transactions'),
+            document: eb.ref('excluded.document'),
+          }))
+          .where((eb) =>
+            eb.and([
+              eb('movements.account', '=', eb.ref('excluded.account')),
+              eb('movements.created_at', '=', eb.ref('excluded.created_at')),
+            ]),
+          ),
+      )
+      .returning('id')
+      .execute();
+    if (written.length === rows.length) return;
+    const stored = await trx
+      .selectFrom('movements')
+      .select(['id', 'account', 'created_at'])
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
       )
       .execute();
+    throw (
+      firstOrderChange(batch, MOVEMENT_ORDER, new Map(stored.map((r) => [r.id, r]))) ??
+      new Error('a movement upsert wrote fewer rows than it was given, none of them changed')
+    );
   });
 }

@@ -29,6 +29,69 @@ export function documentPage(rows: unknown[], limit: number, timeField: string):
   };
 }
 
+/**
+ * A feed record that would change what places its row in a list (a movement's `created_at` and `account`, a
+ * trade's `timestamp`): refused, since a row that moved across a cursor would be skipped or seen twice by a
+ * walk under way. `index` is the record's place in the batch; `earlier` the place of the record of the same
+ * batch it contradicts, or null when it contradicts the stored row.
+ */
+export class OrderChange extends Error {
+  constructor(
+    readonly index: number,
+    readonly subject: string,
+    readonly field: string,
+    readonly stored: string,
+    readonly given: string,
+    readonly earlier: number | null,
+  ) {
+    super(`${subject}: ${field} is ${stored}, not ${given}; it does not change once stored`);
+  }
+}
+
+/** What an upsert is told about its rows to keep the order of their lists. */
+export interface FixedFields<T, F extends keyof T & string> {
+  key: (row: T) => string;
+  /** How a row is named to the operator: `movement <id>`. */
+  subject: (row: T) => string;
+  fields: readonly F[];
+}
+
+/**
+ * The first record of `batch` (in its order) that changes a fixed field, of a stored row (`stored`, by key)
+ * or of an earlier record of the batch with the same key: a file is refused the same whatever its batches.
+ * Times are compared as text: the feed stores every time in one form (lib/time.ts), so equal texts are
+ * equal instants and the converse.
+ */
+export function firstOrderChange<T, F extends keyof T & string>(
+  batch: readonly T[],
+  fixed: FixedFields<T, F>,
+  stored: ReadonlyMap<string, Pick<T, F>> = new Map(),
+): OrderChange | null {
+  const seen = new Map<string, { row: Pick<T, F>; index: number | null }>(
+    [...stored].map(([key, row]) => [key, { row, index: null }]),
+  );
+  for (const [index, row] of batch.entries()) {
+    const key = fixed.key(row);
+    const first = seen.get(key);
+    if (first === undefined) {
+      seen.set(key, { row, index });
+      continue;
+    }
+    const field = fixed.fields.find((f) => first.row[f] !== row[f]);
+    if (field !== undefined) {
+      return new OrderChange(
+        index,
+        fixed.subject(row),
+        field,
+        String(first.row[field]),
+        String(row[field]),
+        first.index,
+      );
+    }
+  }
+  return null;
+}
+
 /** The last row of each key: one statement may not upsert the same row twice (PostgreSQL refuses). */
 export function lastOfEach<T>(rows: readonly T[], key: (row: T) => string): T[] {
   return [...new Map(rows.map((row) => [key(row), row])).values()];

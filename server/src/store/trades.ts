@@ -1,7 +1,16 @@
 /** Trades: an address's keyset pages for a pair, and the feed's upsert. */
 import type { CompiledQuery, Kysely } from 'kysely';
 import { withTradeDocument } from './documents.js';
-import { type DocumentPage, documentPage, type Keyset, lastOfEach, type PageSource, type SortOrder } from './pages.js';
+import {
+  type DocumentPage,
+  documentPage,
+  type FixedFields,
+  firstOrderChange,
+  type Keyset,
+  lastOfEach,
+  type PageSource,
+  type SortOrder,
+} from './pages.js';
 import type { Database, TradeRecord } from './schema.js';
 
 export interface TradeQuery {
@@ -41,25 +50,55 @@ export async function listTrades({ db, firstColumn }: PageSource, q: TradeQuery)
   return documentPage(await firstColumn(tradesPageQuery(db, q)), q.limit, 'timestamp');
 }
 
-/** Upserts trades by (address, id) in one transaction: all of them are written, or none. */
+const tradeKey = (row: Pick<TradeRecord, 'address' | 'id'>) => `${row.address}\n${row.id}`;
+
+/** A trade's place in its list: its address's list, by `timestamp`. */
+const TRADE_ORDER: FixedFields<TradeRecord, 'timestamp'> = {
+  key: tradeKey,
+  subject: (row) => `trade ${row.id} of ${row.address}`,
+  fields: ['timestamp'],
+};
+
+/**
+ * Upserts trades by (address, id) in one transaction: all of them are written, or none. A record that
+ * changes a stored trade's `timestamp` is refused (OrderChange) and nothing is written, checked by the
+ * statement itself as for movements (store/movements.ts).
+ */
 export async function upsertTrades(db: Kysely<Database>, batch: readonly TradeRecord[]): Promise<void> {
-  const rows = lastOfEach(batch, (r) => `${r.address}\n${r.id}`).map(withTradeDocument);
+  const withinBatch = firstOrderChange(batch, TRADE_ORDER);
+  if (withinBatch) throw withinBatch;
+  const rows = lastOfEach(batch, TRADE_ORDER.key).map(withTradeDocument);
   if (rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
-    await trx
+    const written = await trx
       .insertInto('trades')
       .values(rows)
       .onConflict((oc) =>
-        oc.columns(['address', 'id']).doUpdateSet((eb) => ({
-          amount_currency_id: eb.ref('excluded.amount_currency_id'),
-          price_currency_id: eb.ref('excluded.price_currency_id'),
-          type: eb.ref('excluded.type'),
-          timestamp: eb.ref('excluded.timestamp'),
-          amount: eb.ref('excluded.amount'),
-          price: eb.ref('excluded.price'),
-          document: eb.ref('excluded.document'),
-        })),
+        oc
+          .columns(['address', 'id'])
+          .doUpdateSet((eb) => ({
+            amount_currency_id: eb.ref('excluded.amount_currency_id'),
+            price_currency_id: eb.ref('excluded.price_currency_id'),
+            type: eb.ref('excluded.type'),
+            amount: eb.ref('excluded.amount'),
+            price: eb.ref('excluded.price'),
+            document: eb.ref('excluded.document'),
+          }))
+          .where('trades.timestamp', '=', (eb) => eb.ref('excluded.timestamp')),
       )
+      .returning('id')
       .execute();
+    if (written.length === rows.length) return;
+    // Every trade of the batch's addresses with one of its ids: a superset of its rows, looked up by key.
+    const stored = await trx
+      .selectFrom('trades')
+      .select(['address', 'id', 'timestamp'])
+      .where('address', 'in', [...new Set(rows.map((r) => r.address))])
+      .where('id', 'in', [...new Set(rows.map((r) => r.id))])
+      .execute();
+    throw (
+      firstOrderChange(batch, TRADE_ORDER, new Map(stored.map((r) => [tradeKey(r), r]))) ??
+      new Error('a trade upsert wrote fewer rows than it was given, none of them changed')
+    );
   });
 }

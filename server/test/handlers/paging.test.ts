@@ -3,9 +3,13 @@
  * exactly once, in order, with `has_next_page` true exactly when more exist, also when many items share a
  * timestamp and when new items arrive between pages.
  */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTrade } from '../../src/domain/feeds.js';
+import { demoFiles, importMovements } from '../../src/operator/commands.js';
 import { upsertMovements } from '../../src/store/movements.js';
 import type { MovementRecord, TradeRecord } from '../../src/store/schema.js';
 import { upsertTrades } from '../../src/store/trades.js';
@@ -226,5 +230,52 @@ describe.each(DATABASES)('pagination on %s', (kind) => {
   it('an offset past the end gives an empty last page', async () => {
     const body = (await t.app.inject({ url: '/v1/deposit/currencies?offset=500' })).json();
     expect(body).toEqual({ type: 'list', page_info: { has_next_page: false }, items: [] });
+  });
+});
+
+describe.each(DATABASES)('a feed re-import during a walk on %s', (kind) => {
+  let t: TestApp;
+  let dir: string;
+  beforeAll(async () => {
+    t = await testApp(kind, { demo: true });
+    dir = mkdtempSync(path.join(tmpdir(), 'gateway-feed-'));
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a movement further down re-imported with a newer created_at: every movement is seen once', async () => {
+    const authorization = `Bearer ${(await signIn(t.app, ME)).access_token}`;
+    const demo = readFileSync(demoFiles.movements, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as { id: string; account: string; created_at: string });
+    const mine = demo.filter((m) => m.account === ME.address);
+    expect(mine).toHaveLength(50);
+    const newestFirst = [...mine].sort((a, b) => `${b.created_at}|${b.id}`.localeCompare(`${a.created_at}|${a.id}`));
+    const moved = newestFirst[40] as (typeof mine)[number];
+    const feed = path.join(dir, 'moved.ndjson');
+    writeFileSync(feed, `${JSON.stringify({ ...moved, created_at: '2031-01-01T00:00:00.000Z' })}\n`);
+
+    const seen: string[] = [];
+    let after: string | null = null;
+    let outcome: unknown;
+    do {
+      const response = await t.app.inject({
+        url: `/v1/movements?limit=5${after ? `&after=${after}` : ''}`,
+        headers: { authorization },
+      });
+      expect(response.statusCode, response.body).toBe(200);
+      const body: Page = response.json();
+      seen.push(...body.items.map((item) => item.id));
+      after = body.page_info.last_cursor;
+      if (seen.length === 5) outcome = await importMovements(t.store, feed, 'W').catch((error: unknown) => error);
+    } while (after);
+
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen.length).toBe(50);
+    expect(outcome).toBeInstanceOf(Error);
+    expect(String(outcome)).toMatch(/line 1: movement .* created_at/);
   });
 });

@@ -1,0 +1,187 @@
+/**
+ * What orders a list does not change once stored, on SQLite and PostgreSQL: a feed record that changes a
+ * movement's `created_at` or account, or a trade's `timestamp`, is refused naming its line, and nothing of
+ * its batch is written; identical re-imports and other changes (a status) still go through.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoFiles, importMovements, importTrades, loadDemoIfEmpty } from '../../src/operator/commands.js';
+import { ImportConflict } from '../../src/operator/feed-import.js';
+import { upsertMovements } from '../../src/store/movements.js';
+import { OrderChange } from '../../src/store/pages.js';
+import type { MovementRecord } from '../../src/store/schema.js';
+import { createTestStore, DATABASES, type TestStore } from '../support/databases.js';
+import { someoneElse } from '../support/signers.js';
+
+const demoLines = (file: string) =>
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown> & { id: string });
+const movements = demoLines(demoFiles.movements);
+const trades = demoLines(demoFiles.trades);
+const first = movements[0] as (typeof movements)[number];
+const firstTrade = trades[0] as (typeof trades)[number];
+
+describe.each(DATABASES)('feed imports keep the order of lists on %s', (kind) => {
+  let t: TestStore;
+  let dir: string;
+  let files = 0;
+  beforeAll(async () => {
+    t = await createTestStore(kind);
+    await loadDemoIfEmpty(t.store, 'W');
+    dir = mkdtempSync(path.join(tmpdir(), 'gateway-feed-'));
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const feed = (records: readonly object[]) => {
+    const file = path.join(dir, `feed-${files++}.ndjson`);
+    writeFileSync(file, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    return file;
+  };
+  const movement = (id: string) =>
+    t.store.db.selectFrom('movements').selectAll().where('id', '=', id).executeTakeFirst();
+  const trade = (id: string) =>
+    t.store.db
+      .selectFrom('trades')
+      .selectAll()
+      .where('address', '=', firstTrade.address as string)
+      .where('id', '=', id)
+      .executeTakeFirst();
+
+  it('a movement whose created_at changes is refused with its line; nothing of its batch is written', async () => {
+    const stored = await movement(first.id);
+    const file = feed([
+      { ...first, id: 'fresh-before' },
+      { ...first, status: 'rejected', created_at: '2031-01-01T00:00:00+01:00' },
+      { ...first, id: 'fresh-after' },
+    ]);
+    const refusal = importMovements(t.store, file, 'W');
+    await expect(refusal).rejects.toBeInstanceOf(ImportConflict);
+    await expect(refusal).rejects.toThrow(
+      `line 2: movement ${first.id} is stored with created_at ${first.created_at}, not 2030-12-31T23:00:00.000Z, ` +
+        'and what orders a list does not change once stored; nothing of lines 1–3 was written',
+    );
+    expect(await movement('fresh-before')).toBeUndefined();
+    expect(await movement('fresh-after')).toBeUndefined();
+    expect(await movement(first.id)).toEqual(stored);
+  });
+
+  it('a movement moved to another account is refused the same way', async () => {
+    const file = feed([
+      { ...first, id: 'fresh-1' },
+      { ...first, account: someoneElse.address },
+    ]);
+    await expect(importMovements(t.store, file, 'W')).rejects.toThrow(
+      `line 2: movement ${first.id} is stored with account ${first.account}, not ${someoneElse.address}`,
+    );
+    expect(await movement('fresh-1')).toBeUndefined();
+    expect((await movement(first.id))?.account).toBe(first.account);
+  });
+
+  it('an identical re-import is harmless, and a status change goes through (the same instant in another zone)', async () => {
+    const before = await movement(first.id);
+    expect(await importMovements(t.store, feed([first]), 'W')).toEqual({ lines: 1, written: 1 });
+    expect(await movement(first.id)).toEqual(before);
+    const offset = new Date(Date.parse(first.created_at as string) + 2 * 3600_000).toISOString().replace('Z', '+02:00');
+    const changed = { ...first, status: 'rejected', created_at: offset, updated_at: '2031-01-01T00:00:00Z' };
+    expect(await importMovements(t.store, feed([changed]), 'W')).toEqual({ lines: 1, written: 1 });
+    expect(await movement(first.id)).toMatchObject({
+      status: 'rejected',
+      created_at: first.created_at,
+      updated_at: '2031-01-01T00:00:00.000Z',
+    });
+    await importMovements(t.store, feed([first]), 'W');
+  });
+
+  it('two lines of one file disagreeing on a new movement are refused whatever the batches', async () => {
+    const records = [
+      { ...first, id: 'twice', created_at: '2031-01-01T00:00:00Z' },
+      { ...first, id: 'other' },
+      { ...first, id: 'twice', created_at: '2031-01-02T00:00:00Z' },
+    ];
+    await expect(importMovements(t.store, feed(records), 'W')).rejects.toThrow(
+      'line 3: movement twice has on line 1 created_at 2031-01-01T00:00:00.000Z, not 2031-01-02T00:00:00.000Z',
+    );
+    expect(await movement('twice')).toBeUndefined();
+    // One record a batch: the first two lines are written, the third is refused against the stored row.
+    await expect(importMovements(t.store, feed(records), 'W', { batchSize: 1 })).rejects.toThrow(
+      'line 3: movement twice is stored with created_at 2031-01-01T00:00:00.000Z, not 2031-01-02T00:00:00.000Z, ' +
+        'and what orders a list does not change once stored; nothing of lines 3–3 was written (the 2 record(s) before them were)',
+    );
+    expect((await movement('twice'))?.created_at).toBe('2031-01-01T00:00:00.000Z');
+    expect(await movement('other')).toBeDefined();
+  });
+
+  it('a trade whose timestamp changes is refused with its line; identical and other re-imports go through', async () => {
+    const stored = await trade(firstTrade.id);
+    const file = feed([
+      { ...firstTrade, id: 'fresh-trade' },
+      { ...firstTrade, timestamp: '2031-01-01T00:00:00Z' },
+    ]);
+    const refusal = importTrades(t.store, file, 'W');
+    await expect(refusal).rejects.toBeInstanceOf(ImportConflict);
+    await expect(refusal).rejects.toThrow(
+      `line 2: trade ${firstTrade.id} of ${firstTrade.address} is stored with timestamp ${firstTrade.timestamp}, ` +
+        'not 2031-01-01T00:00:00.000Z, and what orders a list does not change once stored; nothing of lines 1–2 was written',
+    );
+    expect(await trade('fresh-trade')).toBeUndefined();
+    expect(await trade(firstTrade.id)).toEqual(stored);
+
+    expect(await importTrades(t.store, feed([firstTrade]), 'W')).toEqual({ lines: 1, written: 1 });
+    expect(await trade(firstTrade.id)).toEqual(stored);
+    await importTrades(t.store, feed([{ ...firstTrade, price: '16.5' }]), 'W');
+    expect((await trade(firstTrade.id))?.price).toBe('16.5');
+    await importTrades(t.store, feed([firstTrade]), 'W');
+  });
+
+  it('re-rendering the stored documents writes the rows back unchanged', async () => {
+    const rows = async () => ({
+      movements: await t.store.db.selectFrom('movements').selectAll().orderBy('id').execute(),
+      trades: await t.store.db.selectFrom('trades').selectAll().orderBy('address').orderBy('id').execute(),
+    });
+    const before = await rows();
+    await t.store.db.updateTable('document_format').set({ format: 'an-older-format' }).execute();
+    await t.store.db.updateTable('movements').set({ document: '' }).execute();
+    const count = before.movements.length + before.trades.length;
+    expect(await t.store.migrate()).toEqual([`documents of ${count} rows rendered`]);
+    expect(await rows()).toEqual(before);
+  });
+
+  it('concurrent imports of one new movement with two created_at: one is stored, the other refused', async () => {
+    // Another instance on PostgreSQL. On SQLite one process has one writer (a second connection's busy wait
+    // would block the event loop of the first): the same store, whose transactions take turns.
+    const other = kind === 'postgres' ? t.reopen() : t.store;
+    const record = (i: number, hour: number): MovementRecord => ({
+      id: `race-${i}`,
+      account: first.account as string,
+      direction: 'deposit',
+      status: 'confirmed',
+      source_platform_id: 'BTC',
+      destination_platform_id: 'WAVES',
+      currency_id: 'BTC',
+      amount: '1',
+      fee: '0',
+      created_at: new Date(Date.UTC(2031, 0, 1, hour)).toISOString(),
+      updated_at: '2031-01-01T00:00:00.000Z',
+      recipient_address: first.account as string,
+      transactions: '[]',
+    });
+    for (let i = 0; i < 10; i++) {
+      const outcomes = await Promise.allSettled([
+        upsertMovements(t.store.db, [record(i, 1)]),
+        upsertMovements(other.db, [record(i, 2)]),
+      ]);
+      const refused = outcomes.filter((o) => o.status === 'rejected');
+      expect(refused).toHaveLength(1);
+      expect((refused[0] as PromiseRejectedResult).reason).toBeInstanceOf(OrderChange);
+      const kept = outcomes[0]?.status === 'fulfilled' ? 1 : 2;
+      expect((await movement(`race-${i}`))?.created_at).toBe(record(i, kept).created_at);
+    }
+  });
+});
