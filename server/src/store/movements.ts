@@ -9,6 +9,7 @@ import {
   type Keyset,
   lastOfEach,
   type PageSource,
+  slices,
 } from './pages.js';
 import type { Database, MovementRecord } from './schema.js';
 
@@ -67,35 +68,39 @@ export async function upsertMovements(db: Kysely<Database>, batch: readonly Move
   const rows = lastOfEach(batch, MOVEMENT_ORDER.key).map(withMovementDocument);
   if (rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
-    const written = await trx
-      .insertInto('movements')
-      .values(rows)
-      .onConflict((oc) =>
-        oc
-          .column('id')
-          .doUpdateSet((eb) => ({
-            direction: eb.ref('excluded.direction'),
-            status: eb.ref('excluded.status'),
-            source_platform_id: eb.ref('excluded.source_platform_id'),
-            destination_platform_id: eb.ref('excluded.destination_platform_id'),
-            currency_id: eb.ref('excluded.currency_id'),
-            amount: eb.ref('excluded.amount'),
-            fee: eb.ref('excluded.fee'),
-            updated_at: eb.ref('excluded.updated_at'),
-            recipient_address: eb.ref('excluded.recipient_address'),
-            transactions: eb.ref('excluded.transactions'),
-            document: eb.ref('excluded.document'),
-          }))
-          .where((eb) =>
-            eb.and([
-              eb('movements.account', '=', eb.ref('excluded.account')),
-              eb('movements.created_at', '=', eb.ref('excluded.created_at')),
-            ]),
-          ),
-      )
-      .returning('id')
-      .execute();
-    if (written.length === rows.length) return;
+    let written = 0;
+    for (const slice of slices(rows)) {
+      const returned = await trx
+        .insertInto('movements')
+        .values(slice)
+        .onConflict((oc) =>
+          oc
+            .column('id')
+            .doUpdateSet((eb) => ({
+              direction: eb.ref('excluded.direction'),
+              status: eb.ref('excluded.status'),
+              source_platform_id: eb.ref('excluded.source_platform_id'),
+              destination_platform_id: eb.ref('excluded.destination_platform_id'),
+              currency_id: eb.ref('excluded.currency_id'),
+              amount: eb.ref('excluded.amount'),
+              fee: eb.ref('excluded.fee'),
+              updated_at: eb.ref('excluded.updated_at'),
+              recipient_address: eb.ref('excluded.recipient_address'),
+              transactions: eb.ref('excluded.transactions'),
+              document: eb.ref('excluded.document'),
+            }))
+            .where((eb) =>
+              eb.and([
+                eb('movements.account', '=', eb.ref('excluded.account')),
+                eb('movements.created_at', '=', eb.ref('excluded.created_at')),
+              ]),
+            ),
+        )
+        .returning('id')
+        .execute();
+      written += returned.length;
+    }
+    if (written === rows.length) return;
     const stored = await trx
       .selectFrom('movements')
       .select(['id', 'account', 'created_at'])

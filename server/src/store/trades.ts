@@ -10,6 +10,7 @@ import {
   lastOfEach,
   type PageSource,
   type SortOrder,
+  slices,
 } from './pages.js';
 import type { Database, TradeRecord } from './schema.js';
 
@@ -70,25 +71,29 @@ export async function upsertTrades(db: Kysely<Database>, batch: readonly TradeRe
   const rows = lastOfEach(batch, TRADE_ORDER.key).map(withTradeDocument);
   if (rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
-    const written = await trx
-      .insertInto('trades')
-      .values(rows)
-      .onConflict((oc) =>
-        oc
-          .columns(['address', 'id'])
-          .doUpdateSet((eb) => ({
-            amount_currency_id: eb.ref('excluded.amount_currency_id'),
-            price_currency_id: eb.ref('excluded.price_currency_id'),
-            type: eb.ref('excluded.type'),
-            amount: eb.ref('excluded.amount'),
-            price: eb.ref('excluded.price'),
-            document: eb.ref('excluded.document'),
-          }))
-          .where('trades.timestamp', '=', (eb) => eb.ref('excluded.timestamp')),
-      )
-      .returning('id')
-      .execute();
-    if (written.length === rows.length) return;
+    let written = 0;
+    for (const slice of slices(rows)) {
+      const returned = await trx
+        .insertInto('trades')
+        .values(slice)
+        .onConflict((oc) =>
+          oc
+            .columns(['address', 'id'])
+            .doUpdateSet((eb) => ({
+              amount_currency_id: eb.ref('excluded.amount_currency_id'),
+              price_currency_id: eb.ref('excluded.price_currency_id'),
+              type: eb.ref('excluded.type'),
+              amount: eb.ref('excluded.amount'),
+              price: eb.ref('excluded.price'),
+              document: eb.ref('excluded.document'),
+            }))
+            .where('trades.timestamp', '=', (eb) => eb.ref('excluded.timestamp')),
+        )
+        .returning('id')
+        .execute();
+      written += returned.length;
+    }
+    if (written === rows.length) return;
     // Every trade of the batch's addresses with one of its ids: a superset of its rows, looked up by key.
     const stored = await trx
       .selectFrom('trades')

@@ -53,7 +53,7 @@ interface Real {
   ttl: number;
 }
 
-type Command = fc.AsyncCommand<Model, Real, true>;
+type Command = fc.AsyncCommand<Model, Real>;
 const at = <T>(list: T[], index: number): T => list[index % list.length] as T;
 
 const refresh = (app: FastifyInstance, token: string) =>

@@ -184,4 +184,23 @@ describe.each(DATABASES)('feed imports keep the order of lists on %s', (kind) =>
       expect((await movement(`race-${i}`))?.created_at).toBe(record(i, kept).created_at);
     }
   });
+
+  it('the largest batch (5,000 records) is written in one transaction, whatever the bound-parameter limits', async () => {
+    const records = Array.from({ length: 5000 }, (_, i) => ({ ...first, id: `bulk-${String(i).padStart(4, '0')}` }));
+    expect(await importMovements(t.store, feed(records), 'W', { batchSize: 5000 })).toEqual({
+      lines: 5000,
+      written: 5000,
+    });
+    const bulk = await t.store.db
+      .selectFrom('movements')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('id', 'like', 'bulk-%')
+      .executeTakeFirstOrThrow();
+    expect(Number(bulk.n)).toBe(5000);
+    const tradeRecords = Array.from({ length: 5000 }, (_, i) => ({ ...firstTrade, id: `bulk-${i}` }));
+    expect(await importTrades(t.store, feed(tradeRecords), 'W', { batchSize: 5000 })).toEqual({
+      lines: 5000,
+      written: 5000,
+    });
+  });
 });
