@@ -541,6 +541,32 @@ describe('refresh tokens: rotation, reuse detection, family revocation', () => {
     expectRefused(revoked, 3);
   });
 
+  it('a stolen access token stops working when its sign-in is revoked: by reuse detection or by logout', async () => {
+    const stolen = 'access token after reuse revoked its sign-in';
+    const loggedOut = 'access token after logout (POST /v1/oauth2/revoke)';
+    for (let i = 0; i < 3; i++) {
+      const victim = await signIn(gateway.url, signer);
+      const rotated = await refresh(victim.refresh_token);
+      const rotatedAccess = (rotated.body as TokenPair).access_token;
+      expect((await bearer('/v1/movements?limit=1', rotatedAccess)).status, 'control: works before').toBe(200);
+      await refresh(victim.refresh_token); // the replay that reveals the theft
+      record(stolen, BEARER_REFUSAL, await bearer('/v1/movements?limit=1', victim.access_token));
+      record(stolen, BEARER_REFUSAL, await bearer('/v1/movements?limit=1', rotatedAccess));
+
+      const device = await signIn(gateway.url, signer);
+      const logout = await fetch(`${gateway.url}/v1/oauth2/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: device.refresh_token }).toString(),
+      });
+      expect(logout.status, 'control: the logout is answered').toBe(200);
+      record(loggedOut, BEARER_REFUSAL, await bearer('/v1/movements?limit=1', device.access_token));
+      record(loggedOut, TOKEN_REFUSAL([11308]), await refresh(device.refresh_token));
+    }
+    expectRefused(stolen, 6);
+    expectRefused(loggedOut, 6);
+  });
+
   it('a refresh token presented with another client id, or altered', async () => {
     const attack = 'refresh token: other client id / altered';
     const fresh = (await signIn(gateway.url, signer)).refresh_token;
