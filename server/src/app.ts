@@ -40,6 +40,8 @@ export interface AppOptions {
   handlers?: HandlerMap<Context>;
   /** Where log lines go (standard output by default). */
   logStream?: { write(line: string): void };
+  /** Demo mode: CORS also accepts local development origins (`http://localhost:<port>`, `http://127.0.0.1:<port>`). */
+  localDevelopmentOrigins?: boolean;
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -58,7 +60,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   securityHeaders(app);
   negotiation(app);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
-  await corsFor(app, config.corsOrigins);
+  await corsFor(app, config.corsOrigins, { localDevelopment: options.localDevelopmentOrigins });
   await rateLimits(app, config.redisUrl);
   observability(app, services.metrics);
   await docs(app, specification);

@@ -1,11 +1,23 @@
-/** CORS for the browser origins of `CORS_ORIGINS` (none by default: no CORS headers at all). */
+/**
+ * CORS for the browser origins of `CORS_ORIGINS` (none by default: no CORS headers at all). In demo mode
+ * (`serve --demo`, `npm start`) the local development origins are accepted too, so that a frontend's dev
+ * server on another port of the same machine can call the API.
+ */
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 
-export async function corsFor(app: FastifyInstance, origins: readonly string[]): Promise<void> {
-  if (origins.length === 0) return;
+/** A dev server on this machine, any port: `http://localhost:5173`, `http://127.0.0.1:3001`. */
+export const LOCAL_DEVELOPMENT_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1)(:\d{1,5})?$/;
+
+export async function corsFor(
+  app: FastifyInstance,
+  origins: readonly string[],
+  options: { localDevelopment?: boolean } = {},
+): Promise<void> {
+  const local = options.localDevelopment === true;
+  if (origins.length === 0 && !local) return;
   await app.register(cors, {
-    origin: origins.includes('*') ? '*' : [...origins],
+    origin: origins.includes('*') ? '*' : [...origins, ...(local ? [LOCAL_DEVELOPMENT_ORIGIN] : [])],
     methods: ['GET', 'HEAD', 'POST'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Accept'],
     exposedHeaders: ['Deprecation', 'Link', 'Retry-After', 'WWW-Authenticate'],

@@ -1,0 +1,75 @@
+/** CORS in demo mode (`serve --demo`, `npm start`): local development origins are accepted; production stays closed. */
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { type TestApp, testApp } from '../support/app.js';
+
+const preflight = (app: FastifyInstance, origin: string) =>
+  app.inject({
+    method: 'OPTIONS',
+    url: '/v1/movements',
+    headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+  });
+const allowed = async (app: FastifyInstance, origin: string) =>
+  (await app.inject({ url: '/v1/platforms', headers: { origin } })).headers['access-control-allow-origin'];
+
+const LOCAL = ['http://localhost:5173', 'http://127.0.0.1:3001', 'http://localhost', 'http://127.0.0.1:65535'];
+const FOREIGN = [
+  'https://evil.example',
+  'https://localhost:5173',
+  'http://localhost.evil.example',
+  'http://127.0.0.1.evil.example:80',
+  'http://localhost:5173.evil.example',
+  'http://192.168.1.10:5173',
+  'null',
+];
+
+describe('CORS in demo mode', () => {
+  let t: TestApp;
+  let demo: FastifyInstance;
+  let demoWithOrigins: FastifyInstance;
+  beforeAll(async () => {
+    t = await testApp('sqlite', { demo: true });
+    demo = await buildApp(t.config, { store: t.store, localDevelopmentOrigins: true });
+    demoWithOrigins = await buildApp(
+      { ...t.config, corsOrigins: ['https://app.example.com'] },
+      { store: t.store, localDevelopmentOrigins: true },
+    );
+  });
+  afterAll(async () => {
+    await demo?.close();
+    await demoWithOrigins?.close();
+    await t?.close();
+  });
+
+  it('accepts a dev server on any local port, preflight included', async () => {
+    for (const origin of LOCAL) {
+      expect(await allowed(demo, origin)).toBe(origin);
+      const answer = await preflight(demo, origin);
+      expect(answer.statusCode).toBe(204);
+      expect(answer.headers['access-control-allow-origin']).toBe(origin);
+      expect(answer.headers['access-control-allow-headers']).toMatch(/Authorization/i);
+    }
+  });
+
+  it('refuses other origins', async () => {
+    for (const origin of FOREIGN) {
+      expect(await allowed(demo, origin)).toBeUndefined();
+      expect((await preflight(demo, origin)).headers['access-control-allow-origin']).toBeUndefined();
+    }
+  });
+
+  it('keeps the configured CORS_ORIGINS beside them', async () => {
+    expect(await allowed(demoWithOrigins, 'https://app.example.com')).toBe('https://app.example.com');
+    expect(await allowed(demoWithOrigins, 'http://localhost:5173')).toBe('http://localhost:5173');
+    expect(await allowed(demoWithOrigins, 'https://evil.example')).toBeUndefined();
+  });
+
+  it('is not open outside demo mode (the production default stays closed)', async () => {
+    for (const origin of [...LOCAL, ...FOREIGN]) {
+      expect(await allowed(t.app, origin)).toBeUndefined();
+      const answer = await preflight(t.app, origin);
+      expect(answer.headers['access-control-allow-origin']).toBeUndefined();
+    }
+  });
+});
