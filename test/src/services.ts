@@ -56,7 +56,7 @@ export default async function setup(project: TestProject) {
   if (chromium !== null) {
     missing.push({
       service: 'Chromium',
-      skipped: 'the browser suites (browser/)',
+      skipped: 'the browser suites (browser/, and the packed client in Chromium in package/)',
       why: `${CHROMIUM} does not run (${chromium})`,
       enable: "install Debian's chromium package (apt-get install chromium), or set CHROMIUM_PATH",
     });
