@@ -1,6 +1,7 @@
 /**
- * Serves the built client to a browser as plain ES modules (no bundler): its own files, the generated
- * and ledger packages' and its dependencies' from node_modules, and a page that maps the bare imports to them.
+ * Serves the built client to a browser as plain ES modules (no bundler): its own files (the generated code
+ * and the ledger primitives are compiled into them), its dependencies' from node_modules, and a page that maps
+ * the bare imports to them.
  */
 import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -8,14 +9,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const ALLOWED = ['/client/dist/', '/generated/dist/', '/ledger/dist/', '/node_modules/'];
+const ALLOWED = ['/client/dist/', '/node_modules/'];
 
 /** The import map that resolves the client's bare imports to files the server serves. */
 export const importMap = {
   imports: {
     '@gateway/client': '/client/dist/index.js',
-    '@gateway/generated': '/generated/dist/index.js',
-    '@gateway/ledger': '/ledger/dist/index.js',
     'openapi-fetch': '/node_modules/openapi-fetch/dist/index.mjs',
     '@noble/curves/': '/node_modules/@noble/curves/',
     '@noble/hashes/': '/node_modules/@noble/hashes/',
