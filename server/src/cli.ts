@@ -1,33 +1,155 @@
 #!/usr/bin/env node
 /**
- * `gateway`: the operator's command line.
- *
- *   gateway serve [--demo]              serve the API (--demo: load the demo exchange into an empty database)
- *   gateway migrate                     apply database migrations
- *   gateway catalogue load FILE         load platforms, currencies, terms and staking yields (YAML or JSON)
- *   gateway movements import FILE       import movements (NDJSON, one record a line)
- *   gateway trades import FILE          import trades (NDJSON, one record a line)
- *
- * Configuration comes from the environment (see .env.example).
+ * `gateway`: the operator's command line. `gateway help` lists the commands, `gateway help COMMAND` (or
+ * `gateway COMMAND --help`) describes one. Errors are one sentence on standard error (a stack trace only
+ * with LOG_LEVEL=debug); the exit codes are in EXIT_CODES. Configuration comes from the environment (see
+ * .env.example).
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { CatalogueError } from './domain/catalogue.js';
-import { importMovements, importTrades, loadCatalogueFile, type Progress } from './operator/commands.js';
+import { importMovements, importTrades, loadCatalogueFile, type Progress, streamFeed } from './operator/commands.js';
 import { ImportConflict, ImportError } from './operator/feed-import.js';
+import { StreamRefusal } from './operator/feed-stream.js';
+import { readStatus, statusLines } from './operator/status.js';
 import { startServer } from './server.js';
 import { CatalogueConflict } from './store/catalogue.js';
-import { openStore } from './store/store.js';
+import { openStore, type Store } from './store/store.js';
 
-const USAGE = `usage:
-  gateway serve [--demo]
-  gateway migrate
-  gateway catalogue load FILE
-  gateway movements import FILE [--batch-size N]
-  gateway trades import FILE [--batch-size N]`;
+const EXIT = { done: 0, invalidInput: 1, usage: 2, databaseUnavailable: 3 } as const;
+const EXIT_CODES = `exit codes:
+  0  done
+  1  invalid input (a file, a line, the catalogue; nothing of what was refused was written), or another failure
+  2  usage or configuration error
+  3  the database is unavailable`;
 
-/** Runs against the configured database, migrated first (unless the command is the migration itself). */
-async function withStore<T>(run: (store: ReturnType<typeof openStore>) => Promise<T>, migrateFirst = true): Promise<T> {
+interface Command {
+  /** Words that name it: `movements import`. */
+  name: string;
+  args: string;
+  description: string;
+  options: Record<string, { type: 'string' | 'boolean'; help: string }>;
+  details?: string;
+}
+
+const BATCH_OPTIONS: Command['options'] = {
+  'batch-size': { type: 'string', help: 'records per transaction, 1 to 5000 (default 1000)' },
+  follow: {
+    type: 'boolean',
+    help: 'keep reading standard input until it ends or SIGTERM/SIGINT, committing a batch at least every --batch-ms',
+  },
+  'batch-ms': { type: 'string', help: 'with --follow: the longest a record waits to be committed, ms (default 200)' },
+  'skip-invalid': { type: 'boolean', help: 'write the valid records, reporting each refused line on standard error' },
+};
+
+const feedDetails = (
+  kind: string,
+  record: string,
+) => `FILE is NDJSON, one ${record} record a line (the spec's feed schema); - reads standard input.
+Records are upserted by key, so importing a file or a stream again changes nothing twice. A file is checked
+whole first: one bad line and nothing is written. A stream (-) is written in batches as it arrives, each one
+transaction: a bad line stops it with its line number and nothing of its batch written (exit 1), unless
+--skip-invalid. SIGTERM or SIGINT finishes the current batch and exits 0. Progress goes to standard error
+at most once a second.
+
+  bridge | gateway ${kind} import - --follow`;
+
+const COMMANDS: Command[] = [
+  {
+    name: 'serve',
+    args: '',
+    description: 'serve the API on HOST:PORT',
+    options: { demo: { type: 'boolean', help: 'load the demo exchange into an empty database' } },
+  },
+  { name: 'migrate', args: '', description: 'apply pending database migrations', options: {} },
+  {
+    name: 'status',
+    args: '',
+    description: 'the database, its migration, the catalogue version, the signing keys and what is stored',
+    options: { json: { type: 'boolean', help: 'as JSON' } },
+    details: 'Exits 3 when the database does not answer.',
+  },
+  {
+    name: 'catalogue load',
+    args: 'FILE',
+    description: 'load platforms, currencies, terms and staking yields (YAML or JSON)',
+    options: {},
+    details:
+      'The catalogue replaces the stored one whole, in one transaction; a bad entry is named and nothing changes.',
+  },
+  {
+    name: 'movements import',
+    args: 'FILE|-',
+    description: 'import movements (NDJSON) from a file or standard input',
+    options: BATCH_OPTIONS,
+    details: feedDetails('movements', 'movement'),
+  },
+  {
+    name: 'trades import',
+    args: 'FILE|-',
+    description: 'import trades (NDJSON) from a file or standard input',
+    options: BATCH_OPTIONS,
+    details: feedDetails('trades', 'trade'),
+  },
+  { name: 'help', args: '[COMMAND]', description: 'describe the commands, or one', options: {} },
+];
+
+const usageOf = (c: Command) => `gateway ${c.name}${c.args ? ` ${c.args}` : ''}`;
+
+function generalHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => usageOf(c).length));
+  return [
+    'usage: gateway COMMAND [options]',
+    '',
+    ...COMMANDS.map((c) => `  ${usageOf(c).padEnd(width)}  ${c.description}`),
+    '',
+    'gateway help COMMAND, or gateway COMMAND --help, describes one. Configuration comes from the environment',
+    '(DATABASE_URL, DATA_DIR, ...; see .env.example).',
+    '',
+    EXIT_CODES,
+  ].join('\n');
+}
+
+function commandHelp(command: Command): string {
+  const options = Object.entries(command.options);
+  const width = Math.max(0, ...options.map(([name, o]) => `--${name}${o.type === 'string' ? ' N' : ''}`.length));
+  return [
+    `usage: ${usageOf(command)}${options.length > 0 ? ' [options]' : ''}`,
+    '',
+    `${command.description[0]?.toUpperCase()}${command.description.slice(1)}.`,
+    ...(command.details ? ['', command.details] : []),
+    ...(options.length > 0
+      ? [
+          '',
+          'options:',
+          ...options.map(([name, o]) => `  ${`--${name}${o.type === 'string' ? ' N' : ''}`.padEnd(width)}  ${o.help}`),
+        ]
+      : []),
+    '',
+    EXIT_CODES,
+  ].join('\n');
+}
+
+class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly help: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The command named by the first words of `words`, and the rest. */
+function find(words: string[]): { command: Command; rest: string[] } | null {
+  for (const command of COMMANDS) {
+    const name = command.name.split(' ');
+    if (name.every((w, i) => words[i] === w)) return { command, rest: words.slice(name.length) };
+  }
+  return null;
+}
+
+/** Runs against the configured database, migrated first unless told otherwise. */
+async function withStore<T>(run: (store: Store) => Promise<T>, migrateFirst = true): Promise<T> {
   const config = loadConfig();
   const store = openStore(config.databaseUrl, { poolSize: 2 });
   try {
@@ -40,63 +162,202 @@ async function withStore<T>(run: (store: ReturnType<typeof openStore>) => Promis
 
 const progress: Progress = (done, phase) => process.stderr.write(`  ${done.toLocaleString('en')} lines ${phase}\n`);
 
-async function main(argv: string[]): Promise<number> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: { demo: { type: 'boolean', default: false }, 'batch-size': { type: 'string' }, help: { type: 'boolean' } },
-  });
-  const [command, sub, file] = positionals;
-  const batchSize = values['batch-size'] === undefined ? undefined : Number(values['batch-size']);
-  if (batchSize !== undefined && !(Number.isInteger(batchSize) && batchSize > 0 && batchSize <= 5000)) {
-    throw new UsageError('--batch-size must be an integer from 1 to 5000');
+function integer(value: string | undefined, name: string, min: number, max: number, help: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}`, help);
   }
-  if (values.help || !command) {
-    console.log(USAGE);
-    return values.help ? 0 : 2;
-  }
-  if (command === 'serve') {
-    await startServer(loadConfig(), { demo: values.demo });
-    return -1;
-  }
-  if (command === 'migrate') {
-    const applied = await withStore((store) => store.migrate(), false);
-    console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
-    return 0;
-  }
-  if (command === 'catalogue' && sub === 'load' && file) {
-    await withStore((store) => loadCatalogueFile(store, file));
-    console.log(`catalogue loaded from ${file}`);
-    return 0;
-  }
-  if ((command === 'movements' || command === 'trades') && sub === 'import' && file) {
-    const { chainId } = loadConfig();
-    const report = await withStore((store) =>
-      (command === 'movements' ? importMovements : importTrades)(store, file, chainId, { batchSize, progress }),
-    );
-    console.log(`${command}: ${report.written} record(s) of ${report.lines} line(s) imported from ${file}`);
-    return 0;
-  }
-  throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+  return n;
 }
 
-class UsageError extends Error {}
+async function importCommand(
+  kind: 'movements' | 'trades',
+  source: string,
+  values: Record<string, string | boolean | undefined>,
+  help: string,
+): Promise<number> {
+  const batchSize = integer(values['batch-size'] as string | undefined, 'batch-size', 1, 5000, help);
+  const batchMs = integer(values['batch-ms'] as string | undefined, 'batch-ms', 1, 3_600_000, help);
+  const follow = values.follow === true;
+  const skipInvalid = values['skip-invalid'] === true;
+  if (follow && source !== '-') throw new UsageError('--follow reads standard input: give - as the source', help);
+  if (batchMs !== undefined && !follow) throw new UsageError('--batch-ms goes with --follow', help);
+  const { chainId } = loadConfig();
+  if (source !== '-' && !skipInvalid) {
+    const report = await withStore((store) =>
+      (kind === 'movements' ? importMovements : importTrades)(store, source, chainId, { batchSize, progress }),
+    );
+    console.log(`${kind}: ${report.written} record(s) of ${report.lines} line(s) imported from ${source}`);
+    return EXIT.done;
+  }
+  const { createReadStream } = await import('node:fs');
+  const input = source === '-' ? process.stdin : createReadStream(source, 'utf8');
+  const stop = new AbortController();
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort());
+  const report = await withStore((store) =>
+    streamFeed(kind, store, input, chainId, {
+      batchSize: batchSize ?? 1000,
+      batchMs: follow ? (batchMs ?? 200) : null,
+      skipInvalid,
+      signal: stop.signal,
+      refused: (line, problem) => process.stderr.write(`line ${line} refused: ${problem}\n`),
+      progress: (p) =>
+        process.stderr.write(
+          `  ${p.written.toLocaleString('en')} written (${p.perSecond.toLocaleString('en')}/s), line ${p.lastLine}\n`,
+        ),
+    }),
+  );
+  console.log(
+    `${kind}: ${report.written} record(s) of ${report.lines} line(s) imported from ${source === '-' ? 'standard input' : source}` +
+      (report.refused > 0 ? `, ${report.refused} refused` : '') +
+      (report.stopped ? ' (stopped by a signal; the rest of the input was not read)' : ''),
+  );
+  return EXIT.done;
+}
+
+async function main(argv: string[]): Promise<number> {
+  const words = argv.filter((a) => !a.startsWith('-') || a === '-');
+  const found = find(words);
+  if (words[0] === 'help' || (!found && argv.includes('--help'))) {
+    const about = find(words[0] === 'help' ? words.slice(1) : words);
+    console.log(about && about.command.name !== 'help' ? commandHelp(about.command) : generalHelp());
+    return EXIT.done;
+  }
+  if (!found) {
+    const group = COMMANDS.filter((c) => words[0] !== undefined && c.name.startsWith(`${words[0]} `));
+    const message = words.length === 0 ? 'no command given' : `unknown command: ${words.join(' ')}`;
+    const help =
+      group.length > 0 ? group.map((c) => `  ${usageOf(c).padEnd(32)}  ${c.description}`).join('\n') : generalHelp();
+    throw new UsageError(message, help);
+  }
+  const { command } = found;
+  const help = commandHelp(command);
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        ...Object.fromEntries(Object.entries(command.options).map(([name, o]) => [name, { type: o.type }])),
+        help: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad options', help);
+  }
+  const { values } = parsed;
+  if (values.help) {
+    console.log(help);
+    return EXIT.done;
+  }
+  const rest = find(parsed.positionals)?.rest ?? [];
+  const expected = command.args === '' ? 0 : 1;
+  if (rest.length !== expected) {
+    throw new UsageError(
+      expected === 0 ? `gateway ${command.name} takes no argument` : `gateway ${command.name} needs ${command.args}`,
+      help,
+    );
+  }
+  const [argument = ''] = rest;
+  switch (command.name) {
+    case 'serve':
+      await startServer(loadConfig(), { demo: values.demo === true });
+      return -1;
+    case 'migrate': {
+      const applied = await withStore((store) => store.migrate(), false);
+      console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
+      return EXIT.done;
+    }
+    case 'status': {
+      const config = loadConfig();
+      const status = await withStore((store) => readStatus(store, config), false);
+      console.log(values.json ? JSON.stringify(status, null, 2) : statusLines(status).join('\n'));
+      return status.database.answers ? EXIT.done : EXIT.databaseUnavailable;
+    }
+    case 'catalogue load':
+      await withStore((store) => loadCatalogueFile(store, argument));
+      console.log(`catalogue loaded from ${argument}`);
+      return EXIT.done;
+    case 'movements import':
+    case 'trades import':
+      return importCommand(
+        command.name === 'movements import' ? 'movements' : 'trades',
+        argument,
+        values as Record<string, string | boolean | undefined>,
+        help,
+      );
+    default:
+      throw new UsageError(`unknown command: ${command.name}`, generalHelp());
+  }
+}
+
+/** Errors of a database that cannot be reached (or refuses the connection), by code. */
+const UNAVAILABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  '57P01', // admin shutdown
+  '57P03', // cannot connect now (starting up)
+  '3D000', // database does not exist
+  '28000', // authorization refused
+  '28P01', // password refused
+  'SQLITE_CANTOPEN',
+]);
+
+function databaseUnavailable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: string }).code;
+  if (code !== undefined && UNAVAILABLE.has(code)) return true;
+  if (error instanceof AggregateError) return error.errors.some(databaseUnavailable);
+  return /Connection terminated|timeout exceeded when trying to connect/.test(error.message);
+}
+
+/** The one sentence an error becomes, and its exit code. */
+function explain(error: unknown): { message: string; code: number } {
+  if (error instanceof UsageError) return { message: `${error.message}\n\n${error.help}`, code: EXIT.usage };
+  if (error instanceof ConfigError) return { message: error.message, code: EXIT.usage };
+  if (
+    error instanceof CatalogueError ||
+    error instanceof CatalogueConflict ||
+    error instanceof ImportError ||
+    error instanceof ImportConflict ||
+    error instanceof StreamRefusal
+  ) {
+    return { message: error.message, code: EXIT.invalidInput };
+  }
+  const fileError = error as NodeJS.ErrnoException;
+  if (fileError?.path !== undefined && ['ENOENT', 'EACCES', 'EISDIR', 'EPERM'].includes(fileError.code ?? '')) {
+    const why = {
+      ENOENT: 'no such file',
+      EACCES: 'permission denied',
+      EPERM: 'permission denied',
+      EISDIR: 'a directory',
+    };
+    return {
+      message: `cannot read ${fileError.path}: ${why[fileError.code as keyof typeof why]}`,
+      code: EXIT.invalidInput,
+    };
+  }
+  if (databaseUnavailable(error)) {
+    const detail = error instanceof Error && error.message ? ` (${error.message.split('\n')[0]})` : '';
+    return { message: `the database is unavailable${detail}`, code: EXIT.databaseUnavailable };
+  }
+  return { message: error instanceof Error ? error.message : String(error), code: EXIT.invalidInput };
+}
 
 main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exit(code);
   },
   (error: unknown) => {
-    if (error instanceof UsageError) console.error(`${error.message}\n${USAGE}`);
-    else if (
-      error instanceof ConfigError ||
-      error instanceof CatalogueError ||
-      error instanceof CatalogueConflict ||
-      error instanceof ImportError ||
-      error instanceof ImportConflict
-    ) {
-      console.error(error.message);
-    } else console.error(error);
-    process.exit(error instanceof UsageError || error instanceof ConfigError ? 2 : 1);
+    const { message, code } = explain(error);
+    console.error(message);
+    if (process.env.LOG_LEVEL === 'debug' && error instanceof Error) console.error(error.stack);
+    process.exit(code);
   },
 );

@@ -1,14 +1,17 @@
 /** What the operator commands do, without the command line: load a catalogue, import feeds, the demo. */
 import { readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { ChainId } from '@gateway/ledger';
 import { parseCatalogue } from '../domain/catalogue.js';
 import { parseMovement, parseTrade } from '../domain/feeds.js';
 import { applyCatalogue } from '../store/catalogue.js';
 import { upsertMovements } from '../store/movements.js';
+import type { MovementRecord, TradeRecord } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { upsertTrades } from '../store/trades.js';
 import { type ImportReport, importFeed } from './feed-import.js';
+import { importStream, type StreamOptions, type StreamReport } from './feed-stream.js';
 
 export type Progress = (done: number, phase: 'checked' | 'written') => void;
 
@@ -16,20 +19,29 @@ export async function loadCatalogueFile(store: Store, file: string): Promise<voi
   await applyCatalogue(store.db, parseCatalogue(readFileSync(file, 'utf8')));
 }
 
+/** How a feed's lines are read and written: movements (amounts checked against the catalogue's decimals). */
+async function movementFeed(store: Store, chainId: ChainId) {
+  const currencies = await store.db.selectFrom('currencies').select(['id', 'decimals']).execute();
+  const decimals = new Map(currencies.map((c) => [c.id, c.decimals]));
+  return {
+    parse: (line: string) => parseMovement(line, chainId, (id) => decimals.get(id)),
+    write: (batch: MovementRecord[]) => upsertMovements(store.db, batch),
+  };
+}
+
+const tradeFeed = (store: Store, chainId: ChainId) => ({
+  parse: (line: string) => parseTrade(line, chainId),
+  write: (batch: TradeRecord[]) => upsertTrades(store.db, batch),
+});
+
 export async function importMovements(
   store: Store,
   file: string,
   chainId: ChainId,
   options: { batchSize?: number; progress?: Progress } = {},
 ): Promise<ImportReport> {
-  const currencies = await store.db.selectFrom('currencies').select(['id', 'decimals']).execute();
-  const decimals = new Map(currencies.map((c) => [c.id, c.decimals]));
-  return importFeed(
-    file,
-    (line) => parseMovement(line, chainId, (id) => decimals.get(id)),
-    (batch) => upsertMovements(store.db, batch),
-    options,
-  );
+  const feed = await movementFeed(store, chainId);
+  return importFeed(file, feed.parse, feed.write, options);
 }
 
 export function importTrades(
@@ -38,12 +50,24 @@ export function importTrades(
   chainId: ChainId,
   options: { batchSize?: number; progress?: Progress } = {},
 ): Promise<ImportReport> {
-  return importFeed(
-    file,
-    (line) => parseTrade(line, chainId),
-    (batch) => upsertTrades(store.db, batch),
-    options,
-  );
+  const feed = tradeFeed(store, chainId);
+  return importFeed(file, feed.parse, feed.write, options);
+}
+
+/** Imports a stream of movement or trade lines (operator/feed-stream.ts). */
+export async function streamFeed(
+  kind: 'movements' | 'trades',
+  store: Store,
+  input: Readable,
+  chainId: ChainId,
+  options: StreamOptions,
+): Promise<StreamReport> {
+  if (kind === 'movements') {
+    const feed = await movementFeed(store, chainId);
+    return importStream(input, feed.parse, feed.write, options);
+  }
+  const feed = tradeFeed(store, chainId);
+  return importStream(input, feed.parse, feed.write, options);
 }
 
 /** The demo exchange shipped in server/demo (catalogue, movements and trades of the demo account). */

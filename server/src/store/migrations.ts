@@ -265,3 +265,20 @@ export async function migrateToLatest(db: Kysely<unknown>, schema?: string): Pro
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
+
+/** The migrations applied to the database and those still pending, by name (nothing is applied). */
+export async function migrationState(
+  db: Kysely<unknown>,
+  schema?: string,
+): Promise<{ applied: string[]; pending: string[] }> {
+  const migrator = new Migrator({
+    db,
+    provider: new StaticProvider(),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+  const all = await migrator.getMigrations();
+  return {
+    applied: all.filter((m) => m.executedAt !== undefined).map((m) => m.name),
+    pending: all.filter((m) => m.executedAt === undefined).map((m) => m.name),
+  };
+}

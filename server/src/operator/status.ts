@@ -1,0 +1,114 @@
+/**
+ * `gateway status`: what an operator checks first. Whether the database answers and which migration it is
+ * at, the catalogue version, the signing key in force and the earlier keys still accepted, and how much is
+ * stored. Reads only: nothing is migrated, and no secret is generated.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
+import { loadSecrets } from '../secrets.js';
+import { migrationState } from '../store/migrations.js';
+import type { Database } from '../store/schema.js';
+import type { Store } from '../store/store.js';
+
+export interface Status {
+  database: { kind: 'sqlite' | 'postgres'; answers: boolean };
+  migrations: { current: string | null; pending: string[] } | null;
+  catalogueVersion: number | null;
+  /** The keys in force; `problem` when they cannot be read; null when none exists yet (embedded mode). */
+  keys: { current: string; previous: string[] } | { problem: string } | null;
+  counts: {
+    movements: number;
+    trades: number;
+    accounts: number;
+    tokenFamilies: number;
+    revokedFamilies: number;
+  } | null;
+}
+
+async function count(db: Kysely<Database>, table: 'movements' | 'trades' | 'token_families'): Promise<number> {
+  const row = await db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** The signing key's id and the earlier ones accepted, when the keys exist (configured, or in DATA_DIR). */
+function keysOf(config: Config): Status['keys'] {
+  if (!config.tokenSigningKey && !existsSync(path.resolve(config.dataDir, 'secrets.json'))) return null;
+  try {
+    const { keyId, verifyingKeys } = loadSecrets(config, () => {});
+    return { current: keyId, previous: [...verifyingKeys.keys()].filter((id) => id !== keyId) };
+  } catch (error) {
+    // Secrets missing (PostgreSQL needs every one set) or unreadable: no key is in force; say why.
+    return { problem: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+export async function readStatus(store: Store, config: Config): Promise<Status> {
+  const database = { kind: store.dialect, answers: await store.ping() };
+  const keys = keysOf(config);
+  if (!database.answers) return { database, migrations: null, catalogueVersion: null, keys, counts: null };
+  const { db } = store;
+  const { applied, pending } = await migrationState(db as Kysely<unknown>);
+  if (applied.length === 0) {
+    return { database, migrations: { current: null, pending }, catalogueVersion: null, keys, counts: null };
+  }
+  const catalogue = await db.selectFrom('catalogue_version').select('version').where('id', '=', 1).executeTakeFirst();
+  const [movements, trades, tokenFamilies, revoked, accounts] = await Promise.all([
+    count(db, 'movements'),
+    count(db, 'trades'),
+    count(db, 'token_families'),
+    db
+      .selectFrom('token_families')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .where('revoked_at', 'is not', null)
+      .executeTakeFirstOrThrow(),
+    db
+      .selectFrom('token_families')
+      .select((eb) => eb.fn.count('account').distinct().as('n'))
+      .executeTakeFirstOrThrow(),
+  ]);
+  return {
+    database,
+    migrations: { current: applied.at(-1) ?? null, pending },
+    catalogueVersion: catalogue?.version ?? null,
+    keys,
+    counts: {
+      movements,
+      trades,
+      accounts: Number(accounts.n),
+      tokenFamilies,
+      revokedFamilies: Number(revoked.n),
+    },
+  };
+}
+
+/** The status as lines for a terminal. */
+export function statusLines(status: Status): string[] {
+  const { database, migrations, counts, keys } = status;
+  const lines = [`database: ${database.kind}, ${database.answers ? 'answers' : 'does NOT answer'}`];
+  if (migrations) {
+    lines.push(
+      `migration: ${migrations.current ?? 'none applied'}` +
+        (migrations.pending.length > 0 ? ` (pending: ${migrations.pending.join(', ')})` : ' (up to date)'),
+    );
+  }
+  if (database.answers) lines.push(`catalogue version: ${status.catalogueVersion ?? 'none loaded'}`);
+  lines.push(
+    keys === null
+      ? 'signing key: none yet (generated into DATA_DIR at the first start)'
+      : 'problem' in keys
+        ? `signing key: cannot be read (${keys.problem})`
+        : `signing key: ${keys.current}; earlier keys accepted: ${keys.previous.length > 0 ? keys.previous.join(', ') : 'none'}`,
+  );
+  if (counts) {
+    lines.push(
+      `stored: ${counts.movements} movements, ${counts.trades} trades, ${counts.accounts} signed-in accounts, ` +
+        `${counts.tokenFamilies} token families (${counts.revokedFamilies} revoked)`,
+    );
+  }
+  return lines;
+}
