@@ -5,6 +5,7 @@
  * with LOG_LEVEL=debug); the exit codes are in EXIT_CODES. Configuration comes from the environment (see
  * .env.example).
  */
+import { accessSync, constants, createReadStream, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { CatalogueError } from './domain/catalogue.js';
@@ -148,6 +149,14 @@ function find(words: string[]): { command: Command; rest: string[] } | null {
   return null;
 }
 
+/** Fails, as the file system would, unless `file` is a file this process can read. */
+function readable(file: string): void {
+  if (statSync(file).isDirectory()) {
+    throw Object.assign(new Error(`EISDIR: ${file}`), { code: 'EISDIR', path: file });
+  }
+  accessSync(file, constants.R_OK);
+}
+
 /** Runs against the configured database, migrated first unless told otherwise. */
 async function withStore<T>(run: (store: Store) => Promise<T>, migrateFirst = true): Promise<T> {
   const config = loadConfig();
@@ -184,6 +193,7 @@ async function importCommand(
   if (follow && source !== '-') throw new UsageError('--follow reads standard input: give - as the source', help);
   if (batchMs !== undefined && !follow) throw new UsageError('--batch-ms goes with --follow', help);
   const { chainId } = loadConfig();
+  if (source !== '-') readable(source);
   if (source !== '-' && !skipInvalid) {
     const report = await withStore((store) =>
       (kind === 'movements' ? importMovements : importTrades)(store, source, chainId, { batchSize, progress }),
@@ -191,7 +201,6 @@ async function importCommand(
     console.log(`${kind}: ${report.written} record(s) of ${report.lines} line(s) imported from ${source}`);
     return EXIT.done;
   }
-  const { createReadStream } = await import('node:fs');
   const input = source === '-' ? process.stdin : createReadStream(source, 'utf8');
   const stop = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort());
@@ -276,6 +285,7 @@ async function main(argv: string[]): Promise<number> {
       return status.database.answers ? EXIT.done : EXIT.databaseUnavailable;
     }
     case 'catalogue load':
+      readable(argument);
       await withStore((store) => loadCatalogueFile(store, argument));
       console.log(`catalogue loaded from ${argument}`);
       return EXIT.done;

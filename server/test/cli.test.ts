@@ -2,7 +2,7 @@
  * The operator's commands, run as a user runs them (the built `gateway` binary, a real database):
  * catalogue load and feed imports, with bad input refused whole.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,9 +10,13 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.js';
+import { testConfig } from '../src/config.js';
 import { demoFiles } from '../src/operator/commands.js';
 import { openStore, type Store } from '../src/store/store.js';
-import { DATABASES, TEST_POSTGRES_URL } from './support/databases.js';
+import { signIn } from './support/app.js';
+import { DATABASES, stoppedPostgresUrl, TEST_POSTGRES_URL } from './support/databases.js';
+import { me } from './support/signers.js';
 
 const run = promisify(execFile);
 const CLI = path.resolve(import.meta.dirname, '../dist/cli.js');
@@ -301,11 +305,225 @@ describe.each(DATABASES)('gateway commands on %s', (kind) => {
     expect(result.stderr).toMatch(/line 4: unknown field\(s\): colour/);
   });
 
+  /** Runs the binary with `input` on its standard input. */
+  const gatewayWithInput = (args: string[], input: string) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...t.env, LOG_LEVEL: 'error' } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => {
+        stdout += d;
+      });
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+      child.stdin.end(input);
+    });
+  const demoMovement = () => JSON.parse(readFileSync(demoFiles.movements, 'utf8').split('\n')[0] ?? '{}');
+  const lines = (prefix: string, n: number, extra: object = {}) =>
+    Array.from(
+      { length: n },
+      (_, i) => `${JSON.stringify({ ...demoMovement(), id: `${prefix}-${i + 1}`, ...extra })}\n`,
+    );
+  const stored = async (prefix: string) =>
+    (
+      await t.store.db.selectFrom('movements').select(['id', 'status']).where('id', 'like', `${prefix}-%`).execute()
+    ).sort((a, b) => Number(a.id.split('-').at(-1)) - Number(b.id.split('-').at(-1)));
+
+  it('imports movements from standard input (-); a replay changes nothing twice, a new status is taken', async () => {
+    const feed = lines(`stdin${kind}`, 10);
+    const first = await gatewayWithInput(['movements', 'import', '-', '--batch-size', '3'], feed.join(''));
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/10 record\(s\) of 10 line\(s\) imported from standard input/);
+    expect(await stored(`stdin${kind}`)).toHaveLength(10);
+    const replay = await gatewayWithInput(['movements', 'import', '-'], feed.join(''));
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(await stored(`stdin${kind}`)).toHaveLength(10);
+    const updated = await gatewayWithInput(
+      ['movements', 'import', '-'],
+      lines(`stdin${kind}`, 2, { status: 'rejected' }).join(''),
+    );
+    expect(updated.code, updated.stderr).toBe(0);
+    expect((await stored(`stdin${kind}`)).map((m) => m.status).slice(0, 3)).toEqual([
+      'rejected',
+      'rejected',
+      demoMovement().status,
+    ]);
+  });
+
+  it('a bad line in a stream stops it with its line number; nothing of its batch is written, earlier batches are', async () => {
+    const prefix = `badline${kind}`;
+    const feed = [...lines(prefix, 4), '{"colour":"red"}\n', ...lines(`${prefix}x`, 2)].join('');
+    const whole = await gatewayWithInput(['movements', 'import', '-'], feed);
+    expect(whole.code).toBe(1);
+    expect(whole.stderr.trim().split('\n')).toHaveLength(1);
+    expect(whole.stderr).toMatch(/^line 5: .*unknown field\(s\): colour; nothing of lines 1–5 was written/);
+    expect(await stored(prefix)).toHaveLength(0);
+    const batched = await gatewayWithInput(['movements', 'import', '-', '--batch-size', '2'], feed);
+    expect(batched.code).toBe(1);
+    expect(batched.stderr).toMatch(/^line 5: .*; nothing of line 5 was written \(the 4 record\(s\) before were\)/);
+    expect((await stored(prefix)).map((m) => m.id)).toEqual([1, 2, 3, 4].map((i) => `${prefix}-${i}`));
+  });
+
+  it('--skip-invalid writes the rest and reports each refused line on standard error', async () => {
+    const prefix = `skip${kind}`;
+    const moved = { ...demoMovement(), created_at: '2030-01-01T00:00:00.000Z' }; // changes a stored row's order
+    const feed = [...lines(prefix, 2), 'not json\n', `${JSON.stringify(moved)}\n`, ...lines(`${prefix}`, 3)].join('');
+    const skipped = await gatewayWithInput(['movements', 'import', '-', '--skip-invalid'], feed);
+    expect(skipped.code, skipped.stderr).toBe(0);
+    expect(skipped.stderr).toMatch(/^line 3 refused: /m);
+    expect(skipped.stderr).toMatch(/^line 4 refused: movement .* created_at/m);
+    // Five records written (two of them again: upserts), two lines refused.
+    expect(skipped.stdout).toMatch(/5 record\(s\) of 7 line\(s\) imported from standard input, 2 refused/);
+    expect(await stored(prefix)).toHaveLength(3);
+  });
+
+  it('--follow: records are visible through the API while the pipe stays open; SIGTERM ends it after whole batches, exit 0', async () => {
+    const prefix = `follow${kind}`;
+    const config = testConfig({ dataDir: dir, tokenRateLimit: 100_000 });
+    const app = await buildApp(config, { store: t.store });
+    try {
+      const { access_token } = await signIn(app, me);
+      const child = spawn(
+        process.execPath,
+        [CLI, 'movements', 'import', '-', '--follow', '--batch-size', '1000', '--batch-ms', '100'],
+        { env: { ...process.env, ...t.env, LOG_LEVEL: 'error' } },
+      );
+      let stdout = '';
+      child.stdout.on('data', (d) => {
+        stdout += d;
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+      const feed = lines(prefix, 40);
+      child.stdin.write(feed.slice(0, 3).join(''));
+      const visible = async (id: string) => {
+        for (const start = Date.now(); Date.now() - start < 10_000; ) {
+          const response = await app.inject({
+            url: `/v1/movements/${id}`,
+            headers: { authorization: `Bearer ${access_token}` },
+          });
+          if (response.statusCode === 200) return true;
+          expect(response.statusCode).toBe(404);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        return false;
+      };
+      expect(await visible(`${prefix}-3`)).toBe(true);
+      expect(child.exitCode).toBeNull(); // still following
+      // The rest arrives line by line; a stop comes in the middle of it.
+      for (const line of feed.slice(3, 25)) child.stdin.write(line);
+      await new Promise((r) => setTimeout(r, 50));
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const written = Number(/(\d+) record\(s\)/.exec(stdout)?.[1]);
+      expect(stdout).toMatch(/stopped by a signal/);
+      const ids = (await stored(prefix)).map((m) => m.id);
+      // Whole batches only: what it reports written is stored, a prefix of the stream, nothing else.
+      expect(ids).toEqual(Array.from({ length: written }, (_, i) => `${prefix}-${i + 1}`));
+      expect(written).toBeGreaterThanOrEqual(3);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('each command has its help; a usage error exits 2 with the help, a missing file exits 1 in one sentence', async () => {
+    const general = await gateway('help');
+    expect(general.code).toBe(0);
+    for (const command of ['serve', 'migrate', 'status', 'catalogue load FILE', 'movements import', 'trades import']) {
+      expect(general.stdout).toContain(`gateway ${command}`);
+    }
+    expect(general.stdout).toMatch(/exit codes:\n\s+0 +done/);
+    for (const args of [
+      ['serve', '--help'],
+      ['help', 'serve'],
+      ['status', '--help'],
+      ['catalogue', 'load', '--help'],
+    ]) {
+      const help = await gateway(...args);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(
+        new RegExp(`^usage: gateway ${args.filter((a) => a !== '--help' && a !== 'help').join(' ')}`),
+      );
+      expect(help.stdout).toContain('exit codes:');
+    }
+    const importHelp = await gateway('movements', 'import', '--help');
+    for (const option of ['--batch-size', '--follow', '--batch-ms', '--skip-invalid']) {
+      expect(importHelp.stdout).toContain(option);
+    }
+    const group = await gateway('movements');
+    expect(group.code).toBe(2);
+    expect(group.stderr).toMatch(/^unknown command: movements\n\n\s+gateway movements import FILE\|-/);
+    for (const args of [
+      ['bogus'],
+      ['status', 'extra'],
+      ['movements', 'import'],
+      ['movements', 'import', '-', '--batch-size', '0'],
+      ['movements', 'import', 'file.ndjson', '--follow'],
+      ['movements', 'import', '-', '--colour'],
+    ]) {
+      const usage = await gateway(...args);
+      expect(usage.code, args.join(' ')).toBe(2);
+      expect(usage.stderr, args.join(' ')).toMatch(/^usage: |^[^\n]+\n\nusage: |^[^\n]+\n\n\s+gateway /);
+    }
+    for (const args of [
+      ['catalogue', 'load', path.join(dir, 'missing.yaml')],
+      ['movements', 'import', path.join(dir, 'missing.ndjson')],
+      ['trades', 'import', dir],
+    ]) {
+      const missing = await gateway(...args);
+      expect(missing.code, args.join(' ')).toBe(1);
+      expect(missing.stderr.trim().split('\n'), missing.stderr).toHaveLength(1);
+      expect(missing.stderr).toMatch(/^cannot read .*: (no such file|a directory)$/m);
+      expect(missing.stderr).not.toMatch(/\bat .*\.js:\d+/);
+    }
+  });
+
+  it('status: the database, its migration, the catalogue version, the keys and the counts', async () => {
+    const text = await gateway('status');
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(new RegExp(`^database: ${kind}, answers$`, 'm'));
+    expect(text.stdout).toMatch(/^migration: 0006_revocations \(up to date\)$/m);
+    const json = await gateway('status', '--json');
+    const status = JSON.parse(json.stdout);
+    expect(status).toMatchObject({
+      database: { kind, answers: true },
+      migrations: { current: '0006_revocations', pending: [] },
+      counts: { movements: await count('movements'), trades: await count('trades') },
+    });
+    expect(status.catalogueVersion).toBeGreaterThan(0);
+  });
+
   it('a bad configuration stops with a clear message', async () => {
     const result = await run(process.execPath, [CLI, 'migrate'], {
       env: { ...process.env, ...t.env, CHAIN_ID: 'X' },
     }).catch((e) => e);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/invalid configuration: .*CHAIN_ID/);
+  });
+});
+
+describe('gateway status without a database', () => {
+  it('says the database does not answer and exits 3', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'gateway-cli-'));
+    try {
+      const env = {
+        ...process.env,
+        DATABASE_URL: await stoppedPostgresUrl(),
+        DATA_DIR: dir,
+        TOKEN_SIGNING_KEY: 'unused',
+        PROXY_SEED: 'unused',
+        CURSOR_SECRET: 'ab'.repeat(32),
+      };
+      const result = await run(process.execPath, [CLI, 'status'], { env }).catch((e) => e);
+      expect(result.code).toBe(3);
+      expect(result.stdout).toMatch(/^database: postgres, does NOT answer$/m);
+      const migrate = await run(process.execPath, [CLI, 'migrate'], { env }).catch((e) => e);
+      expect(migrate.code).toBe(3);
+      expect(migrate.stderr).toMatch(/^the database is unavailable \(.*\)$/m);
+      expect(migrate.stderr.trim().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
