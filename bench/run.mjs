@@ -6,13 +6,17 @@
  * and its baselines, medians.
  *
  *   node bench/run.mjs [--quick] [--only IDS] [--skip-pg] [--profile ID] [--connections N] [--wait-idle S]
- *                      [--seed TEXT]
+ *                      [--seed TEXT] [--rounds N] [--round-seconds S] [--warmup-seconds S]
+ *                      [--baseline-build DIR [--baseline-label TEXT]]
  *
- * IDS: comma-separated scenario ids or groups (public, pages, tokens, client, sqlite, pg), e.g.
+ * IDS: comma-separated scenario ids or groups (public, pages, signed-in, tokens, client, sqlite, pg), e.g.
  * `--only tokens-sqlite,client`. --profile ID runs that scenario alone with the server under
- * `node --cpu-prof` and prints its top self-time functions.
+ * `node --cpu-prof` and prints its top self-time functions. --baseline-build DIR: a second gateway, built
+ * in another checkout DIR (its server/dist/cli.js, on its own database prepared by its own CLI and data
+ * script), joins the gateway's side-by-side rounds in every HTTP scenario (public, pages, signed-in): the
+ * same requests, its own sign-in; the run reports both and the difference in CPU per request.
  */
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -54,12 +58,18 @@ const { values: options } = parseArgs({
     // The server runs as `npm start` runs it (see docs/deployment.md: the heap cap keeps RSS bounded).
     'server-node-args': { type: 'string', default: '--max-old-space-size=160' },
     seed: { type: 'string', default: 'exchange-gateway-bench-v1' },
+    rounds: { type: 'string' },
+    'round-seconds': { type: 'string' },
+    'warmup-seconds': { type: 'string' },
+    'baseline-build': { type: 'string' },
+    'baseline-label': { type: 'string' },
     help: { type: 'boolean', default: false },
   },
 });
 if (options.help) {
   console.log(
-    'usage: node bench/run.mjs [--quick] [--only IDS] [--skip-pg] [--profile ID] [--connections N] [--seed TEXT]',
+    'usage: node bench/run.mjs [--quick] [--only IDS] [--skip-pg] [--profile ID] [--connections N] [--seed TEXT]\n' +
+      '                          [--rounds N] [--round-seconds S] [--warmup-seconds S] [--baseline-build DIR [--baseline-label TEXT]]',
   );
   process.exit(0);
 }
@@ -68,9 +78,9 @@ const QUICK = options.quick;
 const SETTINGS = {
   mode: QUICK ? 'quick' : 'full',
   connections: Number(options.connections),
-  warmupSeconds: QUICK ? 1 : 3,
-  roundSeconds: QUICK ? 2 : 6,
-  rounds: 3,
+  warmupSeconds: Number(options['warmup-seconds'] ?? (QUICK ? 1 : 3)),
+  roundSeconds: Number(options['round-seconds'] ?? (QUICK ? 2 : 6)),
+  rounds: Number(options.rounds ?? 3),
   grantSeeds: QUICK ? 300 : 2000,
   grantsPerSeed: 2,
   cryptoSeconds: QUICK ? 1 : 3,
@@ -92,16 +102,19 @@ const TARGETS = {
   tokensVsTsLib: 10,
   clientOverhead: 0.1,
   rssMiB: 200,
+  signedInCpuVsBaseline: 0.02, // the signed-in read's CPU per request within 2% of the baseline build's
 };
 
 const ALL_IDS = [
   'public-currencies',
   'public-currency',
   'public-platform',
+  'signed-in-sqlite',
   'movements-sqlite',
   'trades-sqlite',
   'tokens-sqlite',
   'client',
+  'signed-in-pg',
   'movements-pg',
   'trades-pg',
   'tokens-pg',
@@ -109,6 +122,7 @@ const ALL_IDS = [
 const GROUPS = {
   public: (id) => id.startsWith('public-'),
   pages: (id) => id.startsWith('movements-') || id.startsWith('trades-'),
+  'signed-in': (id) => id.startsWith('signed-in-'),
   tokens: (id) => id.startsWith('tokens-'),
   client: (id) => id === 'client',
   sqlite: (id) => !id.endsWith('-pg'),
@@ -130,6 +144,52 @@ const selected = (id) =>
   (!onlyList || onlyList.some((item) => item === id || GROUPS[item]?.(id))) &&
   !(options['skip-pg'] && id.endsWith('-pg'));
 const anySelected = (predicate) => ALL_IDS.some((id) => predicate(id) && selected(id));
+/** The scenarios measured over HTTP beside their baselines, which a baseline build joins. */
+const sideBySide = (id) => GROUPS.public(id) || GROUPS.pages(id) || GROUPS['signed-in'](id);
+
+/* ------------------------------------------------------------------ builds */
+
+/** The commit of a checkout, `+dirty` when its sources differ from it (null outside git). */
+function commitOf(root) {
+  try {
+    const sha = execFileSync('git', ['-C', root, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync(
+      'git',
+      ['-C', root, 'status', '--porcelain', '--', 'server', 'ledger', 'generated', 'client', 'bench/data.mjs'],
+      { encoding: 'utf8' },
+    ).trim();
+    return dirty ? `${sha}+dirty` : sha;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A gateway build: a checkout's server/dist/cli.js, and the data script that fills its databases (the
+ * checkout's own bench/data.mjs when it has one: its documents rendered by its own server).
+ */
+function buildAt(root, label) {
+  const cli = path.join(root, 'server/dist/cli.js');
+  if (!isFile(cli)) throw new Error(`${cli} is missing: run \`npm ci && npm run build\` in ${root} first`);
+  const ownData = path.join(root, 'bench/data.mjs');
+  const commit = commitOf(root);
+  return {
+    root,
+    cli,
+    data: isFile(ownData) ? ownData : path.join(BENCH, 'data.mjs'),
+    commit,
+    label: label ?? commit ?? path.basename(root),
+  };
+}
+const THIS_BUILD = { root: ROOT, cli: CLI, data: path.join(BENCH, 'data.mjs'), commit: commitOf(ROOT) };
+THIS_BUILD.label = THIS_BUILD.commit ?? 'this checkout';
+const BASELINE = options['baseline-build']
+  ? buildAt(path.resolve(options['baseline-build']), options['baseline-label'])
+  : null;
+if (BASELINE && !anySelected(sideBySide)) {
+  console.error('--baseline-build: none of the selected scenarios is measured side by side (public, pages, signed-in)');
+  process.exit(2);
+}
 
 /* ------------------------------------------------------------------ bookkeeping and cleanup */
 
@@ -162,11 +222,17 @@ let profileWindow = null;
 
 /**
  * Runs autocannon (pinned to core 1) against the targets side by side, their rounds alternating (see
- * lib/load.mjs); returns each target's medians over its rounds, in the order of `targets`.
+ * lib/load.mjs); returns each target's medians over its rounds, in the order of `targets`. A signed-in
+ * request (`request.signedIn`) carries each gateway's own access token (`target.token`, from its own
+ * sign-in); the bare server is sent the request's default one.
  */
 async function loadSideBySide(targets, request) {
   const config = {
-    targets: targets.map((target) => ({ url: target.url, serverPid: target.pid })),
+    targets: targets.map((target) => ({
+      url: target.url,
+      serverPid: target.pid,
+      ...(request.signedIn && target.token ? { headers: { authorization: `Bearer ${target.token}` } } : {}),
+    })),
     path: request.path,
     method: request.method ?? 'GET',
     headers: request.headers ?? {},
@@ -214,6 +280,7 @@ async function loadSideBySide(targets, request) {
       non2xx: [warmup, ...rounds].filter(Boolean).reduce((s, r) => s + r.non2xx, 0),
       statusCodes,
       backgroundCpu: background,
+      cpuUsRange: range(rounds.map((r) => r.serverCpuUsPerRequest)),
       rounds: rounds.map(({ rps, p50, p99, requests, seconds, serverCpuUsPerRequest }) => ({
         rps,
         p50,
@@ -224,6 +291,53 @@ async function loadSideBySide(targets, request) {
       })),
     };
   });
+}
+
+/** The lowest and highest of the finite values, or null. */
+function range(values) {
+  const finite = values.filter((v) => typeof v === 'number' && Number.isFinite(v));
+  return finite.length ? { min: Math.min(...finite), max: Math.max(...finite) } : null;
+}
+
+/**
+ * The gateway against the baseline build, from the same rounds: each one's CPU µs per request (median,
+ * lowest and highest round) and req/s, the difference of the medians, and the differences round by round
+ * (round i of both was run back to back, so a slow spell falls on both), their median and range.
+ */
+function versusBaseline(gateway, baseline) {
+  const percent = (a, b) => (a != null && b ? ((a - b) / b) * 100 : null);
+  const paired = (key) =>
+    gateway.rounds.map((r, i) => percent(r[key], baseline.rounds[i]?.[key])).filter((v) => v !== null);
+  const cpuRounds = paired('serverCpuUsPerRequest');
+  const rpsRounds = paired('rps');
+  return {
+    rounds: gateway.rounds.length,
+    cpu: {
+      gateway: { median: gateway.cpuUsPerRequest, ...gateway.cpuUsRange },
+      baseline: { median: baseline.cpuUsPerRequest, ...baseline.cpuUsRange },
+      differencePercent: percent(gateway.cpuUsPerRequest, baseline.cpuUsPerRequest),
+      pairedPercent: { median: median(cpuRounds), ...range(cpuRounds), rounds: cpuRounds },
+    },
+    rps: {
+      gateway: gateway.rps,
+      baseline: baseline.rps,
+      differencePercent: percent(gateway.rps, baseline.rps),
+      pairedPercent: { median: median(rpsRounds), ...range(rpsRounds), rounds: rpsRounds },
+    },
+  };
+}
+
+const signed = (v, digits = 1) => (v === null || v === undefined ? '-' : `${v > 0 ? '+' : ''}${v.toFixed(digits)}%`);
+
+/** One line of a comparison with the baseline build (versusBaseline). */
+function formatVersus(v) {
+  const { cpu, rps } = v;
+  const side = (x) => `${fmt(x.median, 1)} [${fmt(x.min, 1)}–${fmt(x.max, 1)}]`;
+  return (
+    `CPU µs/req ${side(cpu.gateway)} vs baseline ${side(cpu.baseline)}: ${signed(cpu.differencePercent)}` +
+    ` (round by round ${signed(cpu.pairedPercent.median)}, ${signed(cpu.pairedPercent.min)} to ${signed(cpu.pairedPercent.max)});` +
+    ` req/s ${fmt(rps.gateway)} vs ${fmt(rps.baseline)}: ${signed(rps.differencePercent)}`
+  );
 }
 
 /** One target alone (token grants: their limits are measured in-process). */
@@ -270,34 +384,46 @@ function gatewayEnv(databaseUrl, dataDir) {
   };
 }
 
-/** Migrates (the server's own migrations), loads the demo catalogue and, when asked, the data set. */
-async function prepareDatabase(store, env, withData) {
-  log(`[${store}] migrate, catalogue`);
-  await runNode([CLI, 'migrate'], { env, quiet: true });
-  await runNode([CLI, 'catalogue', 'load', path.join(ROOT, 'server/demo/catalogue.yaml')], { env, quiet: true });
+/**
+ * Migrates (the build's own migrations), loads the build's demo catalogue and, when asked, the data set
+ * (the build's data script, the same seed).
+ */
+async function prepareDatabase(store, env, withData, build = THIS_BUILD) {
+  const tag = build === THIS_BUILD ? store : `${store}, baseline ${build.label}`;
+  log(`[${tag}] migrate, catalogue`);
+  await runNode([build.cli, 'migrate'], { env, quiet: true, cwd: build.root });
+  await runNode([build.cli, 'catalogue', 'load', path.join(build.root, 'server/demo/catalogue.yaml')], {
+    env,
+    quiet: true,
+    cwd: build.root,
+  });
   if (!withData) return null;
-  log(`[${store}] data set (${QUICK ? 'quick' : 'full'}) …`);
+  log(`[${tag}] data set (${QUICK ? 'quick' : 'full'}) …`);
   const summary = JSON.parse(
-    await runNode(
-      [path.join(BENCH, 'data.mjs'), env.DATABASE_URL, ...(QUICK ? ['--quick'] : []), '--seed', SETTINGS.seed],
-      {
-        env,
-      },
-    ),
+    await runNode([build.data, env.DATABASE_URL, ...(QUICK ? ['--quick'] : []), '--seed', SETTINGS.seed], {
+      env,
+      cwd: build.root,
+    }),
   );
-  results.datasets[store] = summary;
-  log(`[${store}] data set ready in ${summary.seconds} s`);
+  if (build === THIS_BUILD) results.datasets[store] = summary;
+  else results.datasets[`${store}-baseline`] = summary;
+  log(`[${tag}] data set ready in ${summary.seconds} s`);
   return summary;
 }
 
-/** Starts the gateway on a free port (the PORT env must be set before spawn). */
-async function launchGateway(store, env) {
+/**
+ * Starts the gateway of a build on a free port (the PORT env must be set before spawn); only this
+ * checkout's gateway is profiled.
+ */
+async function launchGateway(store, env, build = THIS_BUILD) {
   const port = await freePort();
-  const profileDir = options.profile ? path.join(tmpRoot, `profile-${store}`) : null;
+  const profileDir = options.profile && build === THIS_BUILD ? path.join(tmpRoot, `profile-${store}`) : null;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
-  const service = await startService(`gateway (${store})`, [CLI, 'serve'], {
+  const name = build === THIS_BUILD ? `gateway (${store})` : `baseline ${build.label} (${store})`;
+  const service = await startService(name, [build.cli, 'serve'], {
     port,
     core: 0,
+    cwd: build.root,
     env: { ...env, PORT: String(port) },
     nodeArgs: [
       ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
@@ -393,21 +519,47 @@ const PUBLIC = [
   { id: 'public-platform', label: 'GET /v1/platforms/ETH', path: '/v1/platforms/ETH' },
 ];
 
-const pagesOf = (store, dataset, token) => [
+/**
+ * The signed-in read path: one movement of the signed-in account by id (its newest), a primary-key read of
+ * a stored document, so that the request's cost is mostly the gateway's own and the bearer check (after the
+ * first request, the access token is found in the verified-token cache).
+ */
+const signedInOf = (store, movementId) => [
+  {
+    id: `signed-in-${store}`,
+    label: `GET /v1/movements/{id} (${store})`,
+    kind: 'signed-in',
+    path: `/v1/movements/${encodeURIComponent(movementId)}`,
+    signedIn: true,
+  },
+];
+
+const pagesOf = (store, dataset) => [
   {
     id: `movements-${store}`,
     label: `GET /v1/movements?limit=100 (${store})`,
+    kind: 'pages',
     path: '/v1/movements?limit=100',
-    headers: { authorization: `Bearer ${token}` },
+    signedIn: true,
     expect: 100,
   },
   {
     id: `trades-${store}`,
     label: `GET trades WAVES/USDT?limit=1000 (${store})`,
+    kind: 'pages',
     path: `/v1/addresses/${dataset?.tradesAddress}/trades/WAVES/USDT?limit=1000`,
     expect: 1000,
   },
 ];
+
+/** The claim names of a gateway's access token (whether it carries `sid`, the sign-in revocation checks). */
+function tokenClaims(service) {
+  try {
+    return Object.keys(JSON.parse(Buffer.from(service.token.split('.')[1], 'base64url').toString())).join(',');
+  } catch {
+    return '?';
+  }
+}
 
 /** The bare Fastify server answering every item's path with the payload the gateway gave for it. */
 async function startBare(items) {
@@ -479,32 +631,62 @@ function meanVerification(before, after) {
   };
 }
 
-async function runStore(store, databaseUrl, dataDir, grants) {
+async function runStore(store, databaseUrl, dataDir, grants, baselineDatabase = null) {
   const ids = ALL_IDS.filter((id) => selected(id) && (store === 'pg' ? id.endsWith('-pg') : !id.endsWith('-pg')));
   if (ids.length === 0) return;
   const env = gatewayEnv(databaseUrl, dataDir);
-  const dataset = await prepareDatabase(
-    store,
-    env,
-    ids.some((id) => GROUPS.pages(id)),
-  );
+  const withData = ids.some((id) => GROUPS.pages(id) || GROUPS['signed-in'](id));
+  const dataset = await prepareDatabase(store, env, withData);
   const gateway = await launchGateway(store, env);
   log(`[${store}] gateway up at ${gateway.url} (pid ${gateway.pid})`);
   const baselines = [];
+  let baseline = null;
   try {
+    // The baseline build (--baseline-build), on its own database filled by its own scripts, same seed.
+    if (BASELINE && baselineDatabase && ids.some(sideBySide)) {
+      const baselineEnv = gatewayEnv(baselineDatabase.url, baselineDatabase.dataDir);
+      await prepareDatabase(store, baselineEnv, withData, BASELINE);
+      baseline = await launchGateway(store, baselineEnv, BASELINE);
+      log(`[${store}] baseline ${BASELINE.label} up at ${baseline.url} (pid ${baseline.pid})`);
+    }
     // What each read answers, from the gateway: the bare server serves the same payloads.
     const items = [];
     for (const item of PUBLIC.filter((p) => ids.includes(p.id))) {
       items.push({ ...item, kind: 'public', payload: await capture(gateway, item) });
     }
-    if (ids.some((id) => GROUPS.pages(id))) {
-      const token = await signIn(gateway, dataset.signedInSeed);
-      for (const item of pagesOf(store, dataset, token).filter((p) => ids.includes(p.id))) {
-        items.push({ ...item, kind: 'pages', payload: await capture(gateway, item, item.expect) });
+    if (withData) {
+      // Each gateway signs the account in itself: its own access token (the form it issues) on its requests.
+      gateway.token = await signIn(gateway, dataset.signedInSeed);
+      if (baseline) baseline.token = await signIn(baseline, dataset.signedInSeed);
+      log(
+        `[${store}] access token claims: ${tokenClaims(gateway)}${baseline ? `; baseline: ${tokenClaims(baseline)}` : ''}`,
+      );
+      const newest = await capture(gateway, {
+        path: '/v1/movements?limit=1',
+        headers: { authorization: `Bearer ${gateway.token}` },
+      });
+      const movementId = newest.items?.[0]?.id;
+      if (!movementId) throw new Error('the signed-in account has no movement');
+      const pages = [...signedInOf(store, movementId), ...pagesOf(store, dataset)];
+      for (const page of pages.filter((p) => ids.includes(p.id))) {
+        const item = page.signedIn ? { ...page, headers: { authorization: `Bearer ${gateway.token}` } } : page;
+        items.push({ ...item, payload: await capture(gateway, item, item.expect) });
       }
     }
-    // Public reads (SQLite, the embedded default) and signed-in pages, each with its baselines side by side:
-    // the gateway, the bare route and (public reads) Prism, their rounds alternating.
+    if (baseline) {
+      // The baseline answers the same requests (its own token), or the comparison is not of the same work.
+      for (const item of items) {
+        const asked = item.signedIn ? { ...item, headers: { authorization: `Bearer ${baseline.token}` } } : item;
+        const answer = await capture(baseline, asked, item.expect);
+        if (JSON.stringify(answer) !== JSON.stringify(item.payload)) {
+          log(`  !! baseline ${BASELINE.label}: ${item.path} answers differently from the gateway`);
+          item.baselineDiffers = true;
+        }
+      }
+    }
+    // Public reads (SQLite, the embedded default), signed-in reads and pages, each with its baselines side by
+    // side: the gateway, the baseline build (if any), the bare route and (public reads) Prism, their rounds
+    // alternating.
     if (items.length > 0) {
       const bare = await startBare(items);
       baselines.push(bare);
@@ -513,15 +695,27 @@ async function runStore(store, databaseUrl, dataDir, grants) {
       for (const item of items) {
         const withPrism = item.kind === 'public' && prism !== null;
         if (withPrism) await capture(prism, item);
-        const [onGateway, onBare, onPrism] = await loadSideBySide(
-          withPrism ? [gateway, bare, prism] : [gateway, bare],
-          item,
-        );
+        const targets = [gateway, ...(baseline ? [baseline] : []), bare, ...(withPrism ? [prism] : [])];
+        const [onGateway, ...rest] = await loadSideBySide(targets, item);
+        const onBaseline = baseline ? rest.shift() : null;
+        const [onBare, onPrism] = rest;
         record(item.id, item.label, item.kind, 'gateway', onGateway);
+        if (onBaseline) {
+          record(item.id, item.label, item.kind, 'baseline', onBaseline);
+          const entry = results.scenarios[item.id];
+          entry.baseline = { label: BASELINE.label, commit: BASELINE.commit, root: BASELINE.root };
+          if (item.baselineDiffers) entry.baseline.answersDiffer = true;
+          entry.versusBaseline = versusBaseline(onGateway, onBaseline);
+          log(`  ${item.id.padEnd(18)} ${formatVersus(entry.versusBaseline)}`);
+        }
         record(item.id, item.label, item.kind, 'bare', onBare);
         if (onPrism) record(item.id, item.label, item.kind, 'prism', onPrism);
       }
       await stopAll(baselines.splice(0));
+    }
+    if (baseline) {
+      await baseline.stop();
+      baseline = null;
     }
     // The typed client against a raw fetch (in-process, pinned to core 1).
     if (ids.includes('client')) {
@@ -566,6 +760,7 @@ async function runStore(store, databaseUrl, dataDir, grants) {
     }
   } finally {
     await stopAll(baselines);
+    if (baseline) await baseline.stop();
     await gateway.stop();
   }
 }
@@ -587,6 +782,7 @@ function evaluate() {
         target: 'gateway',
         ...pick(m.gateway),
         checks: [
+          ...baselineChecks(s),
           check(
             ratio(m.gateway.rps, m.bare?.rps),
             (v) => v >= TARGETS.publicVsBare,
@@ -600,6 +796,7 @@ function evaluate() {
           rssCheck(m.gateway),
         ],
       });
+      rows.push(...baselineRows(s));
       if (m.bare) rows.push({ scenario: '', id: s.id, target: 'bare fastify', ...pick(m.bare), checks: [] });
       if (m.prism) rows.push({ scenario: '', id: s.id, target: 'prism mock', ...pick(m.prism), checks: [] });
     }
@@ -617,8 +814,27 @@ function evaluate() {
           ),
           check(m.gateway.p99, (v) => v < TARGETS.pagesP99Ms, `p99<${TARGETS.pagesP99Ms}ms`),
           rssCheck(m.gateway),
+          ...baselineChecks(s),
         ],
       });
+      rows.push(...baselineRows(s));
+      if (m.bare) rows.push({ scenario: '', id: s.id, target: 'bare fastify', ...pick(m.bare), checks: [] });
+    }
+    // The signed-in read: its CPU per request against the baseline build's (when one ran beside it); the
+    // bare route serving the same document from memory for reference.
+    if (s.kind === 'signed-in' && m.gateway) {
+      rows.push({
+        scenario: s.label,
+        id: s.id,
+        target: 'gateway',
+        ...pick(m.gateway),
+        checks: [
+          check(ratio(m.gateway.rps, m.bare?.rps), () => null, 'x bare'),
+          rssCheck(m.gateway),
+          ...baselineChecks(s, TARGETS.signedInCpuVsBaseline),
+        ],
+      });
+      rows.push(...baselineRows(s));
       if (m.bare) rows.push({ scenario: '', id: s.id, target: 'bare fastify', ...pick(m.bare), checks: [] });
     }
     if (s.kind === 'tokens' && m.gateway) {
@@ -714,6 +930,29 @@ function evaluate() {
   return rows;
 }
 
+/**
+ * The gateway's CPU per request against the baseline build's (difference of the medians): a verdict when
+ * the scenario has a target for it (`limit`, a fraction), information otherwise.
+ */
+function baselineChecks(s, limit = null) {
+  const cpu = s.versusBaseline?.cpu;
+  if (!cpu) return [];
+  const value = cpu.differencePercent === null ? null : cpu.differencePercent / 100;
+  return [
+    {
+      value,
+      pass: limit === null || value === null ? null : value <= limit,
+      text: `CPU vs ${s.baseline.label}${limit === null ? '' : ` (<=+${limit * 100}%)`}`,
+      percent: true,
+    },
+  ];
+}
+
+function baselineRows(s) {
+  const m = s.measurements.baseline;
+  return m ? [{ scenario: '', id: s.id, target: `gateway ${s.baseline.label}`, ...pick(m), checks: [] }] : [];
+}
+
 function pick(m) {
   return {
     rps: m.rps,
@@ -796,25 +1035,36 @@ async function main() {
 
   if (anySelected(GROUPS.sqlite)) {
     const dir = mkdtempSync(path.join(tmpRoot, 'sqlite-'));
-    await runStore('sqlite', `sqlite:${path.join(dir, 'gateway.db')}`, dir, grants);
+    const baseDir = BASELINE ? mkdtempSync(path.join(tmpRoot, 'sqlite-baseline-')) : null;
+    await runStore(
+      'sqlite',
+      `sqlite:${path.join(dir, 'gateway.db')}`,
+      dir,
+      grants,
+      baseDir ? { url: `sqlite:${path.join(baseDir, 'gateway.db')}`, dataDir: baseDir } : null,
+    );
   }
 
   if (anySelected(GROUPS.pg)) {
     const pg = require('pg');
     const name = `bench_${randomBytes(6).toString('hex')}`;
+    // The baseline build (--baseline-build) has a database of its own.
+    const names = BASELINE ? [name, `${name}_baseline`] : [name];
     const admin = new pg.Client({ connectionString: ADMIN_PG_URL });
     let created = false;
     try {
       await admin.connect();
-      await admin.query(`CREATE DATABASE ${name}`);
+      for (const db of names) {
+        await admin.query(`CREATE DATABASE ${db}`);
+        cleanups.push(async () => {
+          const c = new pg.Client({ connectionString: ADMIN_PG_URL });
+          await c.connect();
+          await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+          await c.end();
+          log(`[pg] dropped database ${db}`);
+        });
+      }
       created = true;
-      cleanups.push(async () => {
-        const c = new pg.Client({ connectionString: ADMIN_PG_URL });
-        await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await c.end();
-        log(`[pg] dropped database ${name}`);
-      });
     } catch (error) {
       log(`[pg] PostgreSQL unavailable at ${ADMIN_PG_URL} (${error.message}): PostgreSQL scenarios skipped`);
       results.pgSkipped = error.message;
@@ -822,14 +1072,24 @@ async function main() {
       await admin.end().catch(() => {});
     }
     if (created) {
-      const url = new URL(ADMIN_PG_URL);
-      url.pathname = `/${name}`;
-      log(`[pg] database ${name}`);
-      await runStore('pg', url.toString(), mkdtempSync(path.join(tmpRoot, 'pg-')), grants);
+      const urlOf = (db) => {
+        const url = new URL(ADMIN_PG_URL);
+        url.pathname = `/${db}`;
+        return url.toString();
+      };
+      log(`[pg] database ${names.join(', ')}`);
+      await runStore(
+        'pg',
+        urlOf(name),
+        mkdtempSync(path.join(tmpRoot, 'pg-')),
+        grants,
+        BASELINE ? { url: urlOf(names[1]), dataDir: mkdtempSync(path.join(tmpRoot, 'pg-baseline-')) } : null,
+      );
     }
   }
 
   const rows = evaluate();
+  const compared = Object.values(results.scenarios).filter((s) => s.versusBaseline);
   const minutes = (Date.now() - startedAt) / 60_000;
   console.log(
     `\nExchange gateway benchmark, ${SETTINGS.mode} run, ${new Date().toISOString()} (${minutes.toFixed(1)} min)`,
@@ -849,6 +1109,16 @@ async function main() {
   );
   console.log('');
   printTable(rows);
+  if (compared.length) {
+    console.log(
+      `\nThis build (${THIS_BUILD.label}) against the baseline build (${BASELINE.label}, ${BASELINE.root}), the same rounds: CPU µs per request median [lowest–highest round], the difference of the medians, and round by round (median, range)`,
+    );
+    for (const s of compared) {
+      console.log(
+        `${s.label.padEnd(42)} ${formatVersus(s.versusBaseline)}${s.baseline.answersDiffer ? '  !! answers differ' : ''}`,
+      );
+    }
+  }
   const verdicts = rows.flatMap((r) =>
     r.checks.map((c) => ({ row: `${r.id} ${r.target}`, check: c.text, value: c.value, pass: c.pass })),
   );
@@ -859,10 +1129,14 @@ async function main() {
   );
 
   mkdirSync(path.join(BENCH, 'results'), { recursive: true });
-  const file = path.join(BENCH, 'results', `${stamp}${QUICK ? '-quick' : ''}${onlyList ? '-partial' : ''}.json`);
+  const file = path.join(
+    BENCH,
+    'results',
+    `${stamp}${QUICK ? '-quick' : ''}${onlyList ? '-partial' : ''}${BASELINE ? '-ab' : ''}.json`,
+  );
   writeFileSync(
     file,
-    `${JSON.stringify({ date: new Date().toISOString(), minutes, machine, settings: SETTINGS, targets: TARGETS, only: onlyList ?? null, table: rows, verdicts, ...results }, null, 2)}\n`,
+    `${JSON.stringify({ date: new Date().toISOString(), minutes, machine, settings: SETTINGS, targets: TARGETS, only: onlyList ?? null, builds: { gateway: THIS_BUILD, baseline: BASELINE }, table: rows, verdicts, ...results }, null, 2)}\n`,
   );
   // The repository's `biome check .` covers bench/: leave the file formatted its way (best effort).
   spawnSync(path.join(ROOT, 'node_modules/.bin/biome'), ['format', '--write', file], { cwd: ROOT, stdio: 'ignore' });

@@ -98,11 +98,14 @@ export function nodeCommand(core, args) {
 }
 
 /** Runs a Node script to completion (optionally pinned); resolves with its stdout, rejects with its stderr. */
-export function runNode(args, { core = null, env = {}, input, quiet = false, timeoutMs = 30 * 60_000 } = {}) {
+export function runNode(
+  args,
+  { core = null, env = {}, input, quiet = false, timeoutMs = 30 * 60_000, cwd = ROOT } = {},
+) {
   const { command, args: argv } = nodeCommand(core, args);
   return new Promise((resolve, reject) => {
     const child = spawn(command, argv, {
-      cwd: ROOT,
+      cwd,
       env: { ...process.env, ...env },
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
@@ -164,10 +167,14 @@ async function waitForPort(port, child, output, timeoutMs) {
  * Starts a long-running Node process (a server) pinned to `core`, waits for `port` to accept connections.
  * Returns its pid, url, log and stop().
  */
-export async function startService(name, args, { port, core = 0, env = {}, timeoutMs = 60_000, nodeArgs = [] }) {
+export async function startService(
+  name,
+  args,
+  { port, core = 0, env = {}, timeoutMs = 60_000, nodeArgs = [], cwd = ROOT },
+) {
   const { command, args: argv } = nodeCommand(core, [...nodeArgs, ...args]);
   const child = spawn(command, argv, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -11,7 +11,7 @@
  * shared machine, since time the server spends waiting for its core does not count. Prints one JSON object
  * on stdout: `{ targets: [{ warmup, rounds }], window }`, in the order of `targets`.
  *
- * config: { targets: [{ url, serverPid? }], path, method?, headers?, body?, bodies?: string[] (cycled, one
+ * config: { targets: [{ url, serverPid?, headers? (over the shared ones) }], path, method?, headers?, body?, bodies?: string[] (cycled, one
  *           per request), connections, warmupSeconds, roundSeconds, rounds }
  */
 import { readFileSync } from 'node:fs';
@@ -51,7 +51,7 @@ function run(target, seconds, record, amount) {
     ...(amount ? { amount } : { duration: seconds }),
     url: `${target.url}${config.path}`,
     method: config.method ?? 'GET',
-    headers: config.headers ?? {},
+    headers: { ...(config.headers ?? {}), ...(target.headers ?? {}) },
     ...(config.body !== undefined ? { body: config.body } : {}),
     ...(requests ? { requests } : {}),
     connections: config.connections,
