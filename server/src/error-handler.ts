@@ -4,7 +4,7 @@
  * match no route get 405 (with `Allow`) when another method of the path exists, else 404.
  */
 import { type ErrorName, operationMeta } from '@gateway/generated';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errorBody } from './errors.js';
 import type { Metrics } from './metrics.js';
 import { logsRequests } from './plugins/observability.js';
@@ -154,19 +154,22 @@ function methodsAt(pathname: string): string[] {
   return methods.includes('GET') ? [...methods, 'HEAD'] : methods;
 }
 
+/** The answer to a request no route takes: 405 with `Allow` when the path has other methods, else 404. */
+export function unrouted(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const pathname = request.url.split(/[?#]/)[0] ?? '';
+  const methods = methodsAt(pathname);
+  if (methods.length > 0) {
+    return reply
+      .code(405)
+      .header('allow', methods.join(', '))
+      .send(errorBody('method_not_allowed', `Method ${request.method} is not allowed here`));
+  }
+  return reply.code(404).send(errorBody('route_not_found'));
+}
+
 /** Installs the error and not-found handlers (before the routes: route contexts take those in force). */
 export function errorHandling(app: FastifyInstance, metrics: Pick<Metrics, 'tokenRefused'>): void {
-  app.setNotFoundHandler(async (request, reply) => {
-    const pathname = request.url.split(/[?#]/)[0] ?? '';
-    const methods = methodsAt(pathname);
-    if (methods.length > 0) {
-      return reply
-        .code(405)
-        .header('allow', methods.join(', '))
-        .send(errorBody('method_not_allowed', `Method ${request.method} is not allowed here`));
-    }
-    return reply.code(404).send(errorBody('route_not_found'));
-  });
+  app.setNotFoundHandler(async (request, reply) => unrouted(request, reply));
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);

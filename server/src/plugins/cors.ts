@@ -5,6 +5,7 @@
  */
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
+import { unrouted } from '../error-handler.js';
 
 /** A dev server on this machine, any port: `http://localhost:5173`, `http://127.0.0.1:3001`. */
 export const LOCAL_DEVELOPMENT_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1)(:\d{1,5})?$/;
@@ -16,6 +17,13 @@ export async function corsFor(
 ): Promise<void> {
   const local = options.localDevelopment === true;
   if (origins.length === 0 && !local) return;
+  // An OPTIONS request that is not a CORS preflight (no Origin, or no Access-Control-Request-Method) is
+  // not the CORS plugin's to refuse (in plain text): it gets the API's answer to an unrouted method.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.method !== 'OPTIONS') return;
+    if (request.headers.origin && request.headers['access-control-request-method']) return;
+    return unrouted(request, reply);
+  });
   await app.register(cors, {
     origin: origins.includes('*') ? '*' : [...origins, ...(local ? [LOCAL_DEVELOPMENT_ORIGIN] : [])],
     methods: ['GET', 'HEAD', 'POST'],

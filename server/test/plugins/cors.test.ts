@@ -65,6 +65,19 @@ describe('CORS in demo mode', () => {
     expect(await allowed(demoWithOrigins, 'https://evil.example')).toBeUndefined();
   });
 
+  it('an OPTIONS request that is not a preflight gets the API error body (405 with Allow), not plain text', async () => {
+    for (const headers of [{}, { origin: 'http://localhost:5173' }, { 'access-control-request-method': 'GET' }]) {
+      const answer = await demo.inject({ method: 'OPTIONS', url: '/v1/oauth2/token', headers });
+      expect(answer.statusCode, JSON.stringify(headers)).toBe(405);
+      expect(answer.headers['content-type']).toMatch(/^application\/json/);
+      expect(answer.headers.allow).toBe('POST');
+      expect(answer.json().errors[0].code).toBe(10700);
+    }
+    const unknown = await demo.inject({ method: 'OPTIONS', url: '/v1/nothing-here' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json().errors[0].code).toBe(10400);
+  });
+
   it('is not open outside demo mode (the production default stays closed)', async () => {
     for (const origin of [...LOCAL, ...FOREIGN]) {
       expect(await allowed(t.app, origin)).toBeUndefined();
