@@ -427,58 +427,6 @@ describe.each(DATABASES)('gateway commands on %s', (kind) => {
     }
   });
 
-  it('each command has its help; a usage error exits 2 with the help, a missing file exits 1 in one sentence', async () => {
-    const general = await gateway('help');
-    expect(general.code).toBe(0);
-    for (const command of ['serve', 'migrate', 'status', 'catalogue load FILE', 'movements import', 'trades import']) {
-      expect(general.stdout).toContain(`gateway ${command}`);
-    }
-    expect(general.stdout).toMatch(/exit codes:\n\s+0 +done/);
-    for (const args of [
-      ['serve', '--help'],
-      ['help', 'serve'],
-      ['status', '--help'],
-      ['catalogue', 'load', '--help'],
-    ]) {
-      const help = await gateway(...args);
-      expect(help.code).toBe(0);
-      expect(help.stdout).toMatch(
-        new RegExp(`^usage: gateway ${args.filter((a) => a !== '--help' && a !== 'help').join(' ')}`),
-      );
-      expect(help.stdout).toContain('exit codes:');
-    }
-    const importHelp = await gateway('movements', 'import', '--help');
-    for (const option of ['--batch-size', '--follow', '--batch-ms', '--skip-invalid']) {
-      expect(importHelp.stdout).toContain(option);
-    }
-    const group = await gateway('movements');
-    expect(group.code).toBe(2);
-    expect(group.stderr).toMatch(/^unknown command: movements\n\n\s+gateway movements import FILE\|-/);
-    for (const args of [
-      ['bogus'],
-      ['status', 'extra'],
-      ['movements', 'import'],
-      ['movements', 'import', '-', '--batch-size', '0'],
-      ['movements', 'import', 'file.ndjson', '--follow'],
-      ['movements', 'import', '-', '--colour'],
-    ]) {
-      const usage = await gateway(...args);
-      expect(usage.code, args.join(' ')).toBe(2);
-      expect(usage.stderr, args.join(' ')).toMatch(/^usage: |^[^\n]+\n\nusage: |^[^\n]+\n\n\s+gateway /);
-    }
-    for (const args of [
-      ['catalogue', 'load', path.join(dir, 'missing.yaml')],
-      ['movements', 'import', path.join(dir, 'missing.ndjson')],
-      ['trades', 'import', dir],
-    ]) {
-      const missing = await gateway(...args);
-      expect(missing.code, args.join(' ')).toBe(1);
-      expect(missing.stderr.trim().split('\n'), missing.stderr).toHaveLength(1);
-      expect(missing.stderr).toMatch(/^cannot read .*: (no such file|a directory)$/m);
-      expect(missing.stderr).not.toMatch(/\bat .*\.js:\d+/);
-    }
-  });
-
   it('status: the database, its migration, the catalogue version, the keys and the counts', async () => {
     const text = await gateway('status');
     expect(text.code, text.stderr).toBe(0);
@@ -526,4 +474,75 @@ describe('gateway status without a database', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('the command line: help, usage and file errors (no database needed)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'gateway-cli-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const gateway = (...args: string[]) =>
+    run(process.execPath, [CLI, ...args], {
+      env: { ...process.env, DATABASE_URL: `sqlite:${path.join(dir, 'cli.db')}`, DATA_DIR: dir, LOG_LEVEL: 'error' },
+    }).then(
+      (r) => ({ code: 0, ...r }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    );
+
+  it('each command has its help; a usage error exits 2 with the help, a missing file exits 1 in one sentence', async () => {
+    const general = await gateway('help');
+    expect(general.code).toBe(0);
+    for (const command of ['serve', 'migrate', 'status', 'catalogue load FILE', 'movements import', 'trades import']) {
+      expect(general.stdout).toContain(`gateway ${command}`);
+    }
+    expect(general.stdout).toMatch(/exit codes:\n\s+0 +done/);
+    for (const args of [
+      ['serve', '--help'],
+      ['help', 'serve'],
+      ['status', '--help'],
+      ['catalogue', 'load', '--help'],
+    ]) {
+      const help = await gateway(...args);
+      expect(help.code).toBe(0);
+      expect(help.stdout).toMatch(
+        new RegExp(`^usage: gateway ${args.filter((a) => a !== '--help' && a !== 'help').join(' ')}`),
+      );
+      expect(help.stdout).toContain('exit codes:');
+    }
+    const importHelp = await gateway('movements', 'import', '--help');
+    for (const option of ['--batch-size', '--follow', '--batch-ms', '--skip-invalid']) {
+      expect(importHelp.stdout).toContain(option);
+    }
+    const group = await gateway('movements');
+    expect(group.code).toBe(2);
+    expect(group.stderr).toMatch(/^unknown command: movements\n\n\s+gateway movements import FILE\|-/);
+    const usages = [
+      ['bogus'],
+      ['status', 'extra'],
+      ['movements', 'import'],
+      ['movements', 'import', '-', '--batch-size', '0'],
+      ['movements', 'import', 'file.ndjson', '--follow'],
+      ['movements', 'import', '-', '--colour'],
+    ];
+    const usageAnswers = await Promise.all(usages.map((args) => gateway(...args)));
+    for (const [i, args] of usages.entries()) {
+      const usage = usageAnswers[i] as Awaited<ReturnType<typeof gateway>>;
+      expect(usage.code, args.join(' ')).toBe(2);
+      expect(usage.stderr, args.join(' ')).toMatch(/^usage: |^[^\n]+\n\nusage: |^[^\n]+\n\n\s+gateway /);
+    }
+    const missings = [
+      ['catalogue', 'load', path.join(dir, 'missing.yaml')],
+      ['movements', 'import', path.join(dir, 'missing.ndjson')],
+      ['trades', 'import', dir],
+    ];
+    const missingAnswers = await Promise.all(missings.map((args) => gateway(...args)));
+    for (const [i, args] of missings.entries()) {
+      const missing = missingAnswers[i] as Awaited<ReturnType<typeof gateway>>;
+      expect(missing.code, args.join(' ')).toBe(1);
+      expect(missing.stderr.trim().split('\n'), missing.stderr).toHaveLength(1);
+      expect(missing.stderr).toMatch(/^cannot read .*: (no such file|a directory)$/m);
+      expect(missing.stderr).not.toMatch(/\bat .*\.js:\d+/);
+    }
+  }, 120_000);
 });
