@@ -13,7 +13,6 @@ import { importMovements, importTrades, loadCatalogueFile, type Progress, stream
 import { ImportConflict, ImportError } from './operator/feed-import.js';
 import { StreamRefusal } from './operator/feed-stream.js';
 import { readStatus, statusLines } from './operator/status.js';
-import { startServer } from './server.js';
 import { CatalogueConflict } from './store/catalogue.js';
 import { openStore, type Store } from './store/store.js';
 
@@ -270,9 +269,12 @@ async function main(argv: string[]): Promise<number> {
   }
   const [argument = ''] = rest;
   switch (command.name) {
-    case 'serve':
+    case 'serve': {
+      // Loaded only to serve: the server (Fastify, its plugins, the spec) is most of the command's start-up.
+      const { startServer } = await import('./server.js');
       await startServer(loadConfig(), { demo: values.demo === true });
       return -1;
+    }
     case 'migrate': {
       const applied = await withStore((store) => store.migrate(), false);
       console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
