@@ -15,6 +15,9 @@ export const eventsHandlers: Pick<HandlerMap<Context>, 'listEvents'> = {
       headers: {
         'content-type': 'text/event-stream; charset=utf-8',
         'x-accel-buffering': 'no',
+        // The connection is not kept for another request once the stream ends: a stream ended at shutdown
+        // must not leave an idle connection for the server to wait out.
+        connection: 'close',
       },
     };
   },
