@@ -80,11 +80,24 @@ export interface SerializedJson<T> {
   readonly __body?: T;
 }
 
+/**
+ * A text body sent as it is produced and for as long as it lasts (a `text/event-stream`), standing for a
+ * `T`: the server writes its chunks as they come. The phantom property keeps one body type from passing for
+ * another.
+ */
+export interface StreamedText<T> {
+  readonly streamed: true;
+  readonly __body?: T;
+}
+
 /** What a handler answers: one of the operation's success statuses with its body. Errors are thrown. */
 export type OperationReply<Op extends OperationId> = {
   [S in SuccessStatus<Op>]: {
     status: S;
-    body: ResponseBody<operations[Op]['responses'][S]> | SerializedJson<ResponseBody<operations[Op]['responses'][S]>>;
+    body:
+      | ResponseBody<operations[Op]['responses'][S]>
+      | SerializedJson<ResponseBody<operations[Op]['responses'][S]>>
+      | StreamedText<ResponseBody<operations[Op]['responses'][S]>>;
     headers?: Readonly<Record<string, string>>;
   };
 }[SuccessStatus<Op>];

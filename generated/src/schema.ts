@@ -351,6 +351,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the account's events
+         * @description A [Server-Sent Events](https://html.spec.whatwg.org/multipage/server-sent-events.html) stream
+         *     (`text/event-stream`) of the signed-in account's events; another account's events are never sent.
+         *     Requires a token.
+         *
+         *     **Event kinds.** `event: movement`: one of the account's movements was created or changed (by a feed
+         *     import or any other write, through any instance); its `data` is the movement, the same JSON as
+         *     `GET /v1/movements/{id}` (schema `MovementEvent`). `event: reset`: see reconnecting (schema
+         *     `ResetEvent`). Clients ignore kinds they do not know: more may be added.
+         *
+         *     **Ids.** Every event has an `id`, a decimal integer that grows with every event of the server (not only
+         *     the account's: ids of one account have gaps). The stream starts with an `id:` line and no data: the
+         *     position it starts from (a browser's `EventSource` takes it as its last event id without firing an
+         *     event), so that a reconnect never misses what happened meanwhile. Events are sent in id order.
+         *
+         *     **Reconnecting.** A client that reconnects with `Last-Event-ID: <id>` (the header `EventSource` sends;
+         *     or the `last_event_id` query parameter for clients that cannot set headers) receives every event of
+         *     the account after that id that it missed, in order, then live events. Events are kept for 24 hours
+         *     (the retention window): an id older than that, or one this server never issued, is answered with
+         *     one `reset` event (whose `id` is the position the stream goes on from), after which the client should
+         *     re-read `GET /v1/movements`. A malformed id is a 400 (code 10201). Without an id the stream starts with
+         *     what happens from now on.
+         *
+         *     **Keeping the connection.** A comment line (`: heartbeat`) is sent every 15 seconds, so that proxies
+         *     do not close an idle connection; the answer carries `Cache-Control: no-store` and
+         *     `X-Accel-Buffering: no` (nginx does not buffer it). The stream asks for `retry: 2000` (milliseconds).
+         *
+         *     **End.** The stream ends when the access token expires (or its sign-in is revoked); the client signs
+         *     in again or refreshes its token, and reconnects with the new one and its last event id. It also ends
+         *     when the instance shuts down; reconnecting is always safe.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/platforms": {
         parameters: {
             query?: never;
@@ -1005,6 +1053,54 @@ export interface components {
             type: "list";
             page_info: components["schemas"]["CursorPageInfo"];
             items: components["schemas"]["Movement"][];
+        };
+        /**
+         * MovementEvent
+         * @description The `data` of an event of kind `movement` of `GET /v1/events`: one of the account's movements was created
+         *     or changed (by a feed import or any other write). It is the movement as it was written, the same JSON as
+         *     `GET /v1/movements/{id}` answered at that moment. A write that changes nothing (the same record imported
+         *     again) makes no event.
+         * @example {
+         *       "type": "gateway_movement",
+         *       "id": "0b7c4f52-3a1e-4c0f-9d8e-7a1b2c3d4e5f",
+         *       "direction": "deposit",
+         *       "status": "confirmed",
+         *       "source_platform_id": "BTC",
+         *       "destination_platform_id": "WAVES",
+         *       "currency_id": "BTC",
+         *       "amount": 0.0128,
+         *       "fee": 0.00001,
+         *       "created_at": "2020-11-03T08:34:02.630Z",
+         *       "updated_at": "2020-11-03T09:02:41.117Z",
+         *       "recipient_address": "3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36",
+         *       "transactions": [
+         *         {
+         *           "transaction_id": "9f1c0c4b1f7e6c7a3fa0a8a1d2e5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3",
+         *           "platform_id": "BTC"
+         *         }
+         *       ]
+         *     }
+         */
+        MovementEvent: components["schemas"]["Movement"];
+        /**
+         * ResetEvent
+         * @description The `data` of an event of kind `reset` of `GET /v1/events`: the `Last-Event-ID` the client resumed from
+         *     is older than the retention window (24 hours), or is not one this server issued, so the events after it
+         *     can no longer be sent. The client re-reads what it keeps (`GET /v1/movements`) and goes on from this
+         *     event's `id`; live events follow.
+         * @example {
+         *       "type": "reset",
+         *       "reason": "expired"
+         *     }
+         */
+        ResetEvent: {
+            /** @constant */
+            type: "reset";
+            /**
+             * @description `expired`: older than the retention window; `unknown`: an id this server never issued.
+             * @enum {string}
+             */
+            reason: "expired" | "unknown";
         };
         /**
          * Platform
@@ -2330,6 +2426,50 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["MovementNotFound"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listEvents: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The same as the `Last-Event-ID` header, for clients that cannot set headers; the header wins.
+                 * @example 1042
+                 */
+                last_event_id?: string;
+            };
+            header?: {
+                /**
+                 * @description The `id` of the last event the client received; the stream resumes after it.
+                 * @example 1042
+                 */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream; it stays open until the access token expires. */
+            200: {
+                headers: {
+                    /** @description Always `no-store`. */
+                    "Cache-Control"?: "no-store";
+                    /** @description Always `no`, so that a proxy passes each event on at once. */
+                    "X-Accel-Buffering"?: "no";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];

@@ -56,6 +56,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const revocations = watchRevocations(store, services.tokens.revoked, () => Math.floor(now() / 1000));
   app.addHook('onClose', () => revocations.close());
   await revocations.ready;
+  // The accounts' events are followed from the start; their streams end before the server waits for its
+  // connections to close.
+  await services.events.start();
+  app.addHook('preClose', async () => {
+    await services.events.close();
+  });
 
   securityHeaders(app);
   negotiation(app);

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
 import type { CatalogueCache } from './domain/catalogue-cache.js';
 import type { CursorCodec } from './domain/cursor.js';
+import type { AccountEvents } from './domain/events.js';
 import type { Caller, TokenSettings } from './domain/token-settings.js';
 import { ApiError } from './errors.js';
 import type { Metrics } from './metrics.js';
@@ -18,6 +19,8 @@ export interface Services {
   config: Config;
   cursors: CursorCodec;
   tokens: TokenSettings;
+  /** The accounts' events, read from the store and handed to their streams (GET /v1/events). */
+  events: AccountEvents;
   proxySeed: string;
   /** Current time, milliseconds since the epoch (injectable for tests). */
   now(): number;

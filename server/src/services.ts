@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { Services } from './context.js';
 import { createCatalogueCache } from './domain/catalogue-cache.js';
 import { createCursorCodec } from './domain/cursor.js';
+import { AccountEvents } from './domain/events.js';
 import { RevokedFamilies } from './domain/revocations.js';
 import { createMetrics } from './metrics.js';
 import { loadSecrets } from './secrets.js';
@@ -31,6 +32,7 @@ export function createServices(
       verified: new Map(),
       revoked: new RevokedFamilies(),
     },
+    events: new AccountEvents(store, { now: options.now, warn: options.warn }),
     proxySeed: secrets.proxySeed,
     now: options.now,
   };

@@ -108,6 +108,7 @@ describe('security on every protected operation', () => {
       const paths = {
         listMovements: '/v1/movements?limit=5',
         getMovement: '/v1/movements/abc',
+        listEvents: '/v1/events',
         getDepositAddresses: '/v1/deposit/addresses/USDT/ETH',
         getDepositAddressesOnDefaultPlatform: '/v1/deposit/addresses/USDT',
         getWithdrawalAddresses: '/v1/withdraw/addresses/USDT/0x3f2b1c25A5f23b193560B97988ee98cBDb480730/ETH',

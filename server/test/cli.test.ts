@@ -15,53 +15,21 @@ import { testConfig } from '../src/config.js';
 import { demoFiles } from '../src/operator/commands.js';
 import { openStore, type Store } from '../src/store/store.js';
 import { signIn } from './support/app.js';
-import { DATABASES, stoppedPostgresUrl, TEST_POSTGRES_URL } from './support/databases.js';
+import {
+  DATABASES,
+  type DatabaseForProcesses,
+  databaseForProcesses,
+  stoppedPostgresUrl,
+  TEST_POSTGRES_URL,
+} from './support/databases.js';
 import { me } from './support/signers.js';
 
 const run = promisify(execFile);
 const CLI = path.resolve(import.meta.dirname, '../dist/cli.js');
 
-interface Target {
-  env: Record<string, string>;
-  store: Store;
-  close(): Promise<void>;
-}
-
-async function target(kind: (typeof DATABASES)[number], dir: string): Promise<Target> {
-  if (kind === 'sqlite') {
-    const url = `sqlite:${path.join(dir, 'cli.db')}`;
-    return { env: { DATABASE_URL: url, DATA_DIR: dir }, store: openStore(url), close: async () => {} };
-  }
-  // A database of its own, since the CLI connects without a schema option.
-  const name = `cli_${randomBytes(5).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = TEST_POSTGRES_URL.replace(/\/[^/]*$/, `/${name}`);
-  const store = openStore(url);
-  return {
-    env: {
-      DATABASE_URL: url,
-      DATA_DIR: dir,
-      TOKEN_SIGNING_KEY: 'unused',
-      PROXY_SEED: 'unused',
-      CURSOR_SECRET: 'ab'.repeat(32),
-    },
-    store,
-    close: async () => {
-      await store.close();
-      const cleanup = new pg.Client({ connectionString: TEST_POSTGRES_URL });
-      await cleanup.connect();
-      await cleanup.query(`drop database ${name} with (force)`);
-      await cleanup.end();
-    },
-  };
-}
-
 describe.each(DATABASES)('gateway commands on %s', (kind) => {
   let dir: string;
-  let t: Target;
+  let t: DatabaseForProcesses;
   const gateway = (...args: string[]) =>
     run(process.execPath, [CLI, ...args], { env: { ...process.env, ...t.env, LOG_LEVEL: 'error' } }).then(
       (r) => ({ code: 0, ...r }),
@@ -84,7 +52,7 @@ describe.each(DATABASES)('gateway commands on %s', (kind) => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'gateway-cli-'));
-    t = await target(kind, dir);
+    t = await databaseForProcesses(kind, dir);
   });
   afterAll(async () => {
     await t.close();
@@ -431,12 +399,12 @@ describe.each(DATABASES)('gateway commands on %s', (kind) => {
     const text = await gateway('status');
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toMatch(new RegExp(`^database: ${kind}, answers$`, 'm'));
-    expect(text.stdout).toMatch(/^migration: 0006_revocations \(up to date\)$/m);
+    expect(text.stdout).toMatch(/^migration: 0007_movement_events \(up to date\)$/m);
     const json = await gateway('status', '--json');
     const status = JSON.parse(json.stdout);
     expect(status).toMatchObject({
       database: { kind, answers: true },
-      migrations: { current: '0006_revocations', pending: [] },
+      migrations: { current: '0007_movement_events', pending: [] },
       counts: { movements: await count('movements'), trades: await count('trades') },
     });
     expect(status.catalogueVersion).toBeGreaterThan(0);

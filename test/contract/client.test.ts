@@ -73,6 +73,8 @@ const calls: Record<OperationId, (client: GatewayClient) => Promise<{ response: 
   getLiveness: (c) => c.api.GET('/health/live'),
   getReadiness: (c) => c.api.GET('/health/ready'),
   getMetrics: (c) => c.api.GET('/metrics', { parseAs: 'text' }),
+  // The mock answers the stream's documented example and ends it.
+  listEvents: (c) => c.api.GET('/v1/events', { parseAs: 'text' }),
 };
 
 describe('the client against the mock', () => {

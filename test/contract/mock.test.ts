@@ -58,20 +58,21 @@ describe('the scenario table covers the spec', () => {
       .map((s) => s.name);
     expect(wrong).toEqual([]);
   });
-  it('the spec has the 17 operations of the interface, the revocation endpoint, and the 3 operator endpoints', () => {
+  it('the spec has the 17 operations of the interface, the revocation endpoint, the event stream, and the 3 operator endpoints', () => {
     const inSpec = Object.entries(spec.paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((k) => k !== 'parameters')
         .map(() => path),
     );
-    expect(inSpec.filter((path) => path.startsWith('/v1/'))).toHaveLength(18);
+    expect(inSpec.filter((path) => path.startsWith('/v1/'))).toHaveLength(19);
     expect(inSpec).toContain('/v1/oauth2/revoke');
+    expect(inSpec).toContain('/v1/events');
     expect(inSpec.filter((path) => !path.startsWith('/v1/')).sort()).toEqual([
       '/health/live',
       '/health/ready',
       '/metrics',
     ]);
-    expect(ids).toHaveLength(21);
+    expect(ids).toHaveLength(22);
   });
 });
 

@@ -77,6 +77,7 @@ async function verifiedCaller(
       username: String(payload.user_name),
       clientId: String(payload.cid),
       family: typeof payload.sid === 'string' ? payload.sid : null,
+      expiresAt: payload.exp,
     };
     if (settings.verified) {
       if (settings.verified.size >= VERIFIED_CACHE_SIZE)

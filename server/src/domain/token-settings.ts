@@ -17,6 +17,8 @@ export interface Caller {
   clientId: string;
   /** The sign-in (token family) the token was issued to; null for tokens issued before families were signed in. */
   family: string | null;
+  /** When the access token expires (seconds since the epoch). */
+  expiresAt: number;
 }
 
 /** The revoked sign-ins this instance knows of (domain/revocations.ts). */

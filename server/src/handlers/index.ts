@@ -5,6 +5,7 @@
 import type { HandlerMap } from '@gateway/generated';
 import type { Context } from '../context.js';
 import { depositHandlers } from './deposit.js';
+import { eventsHandlers } from './events.js';
 import { healthHandlers } from './health.js';
 import { movementsHandlers } from './movements.js';
 import { platformsHandlers } from './platforms.js';
@@ -18,6 +19,7 @@ export const handlers = {
   ...depositHandlers,
   ...withdrawalHandlers,
   ...movementsHandlers,
+  ...eventsHandlers,
   ...platformsHandlers,
   ...tradesHandlers,
   ...stakingHandlers,

@@ -1,6 +1,7 @@
 /** Movements: an account's keyset pages, one movement by id, and the feed's upsert. */
 import type { CompiledQuery, Kysely } from 'kysely';
 import { withMovementDocument } from './documents.js';
+import { recordMovementEvents } from './events.js';
 import {
   type DocumentPage,
   documentPage,
@@ -61,14 +62,23 @@ const MOVEMENT_ORDER: FixedFields<MovementRecord, 'account' | 'created_at'> = {
  * stored movement's account or `created_at` is refused (OrderChange) and nothing is written: the update
  * applies only where they are unchanged, and a row that comes back short rolls everything back. The check
  * is the statement's own, so concurrent imports cannot slip a change between a read and a write.
+ *
+ * A row is written only when its document (what the API serves) changes: an identical record imported again
+ * writes nothing. Each movement created or changed is recorded as an event (store/events.ts) in the same
+ * transaction, so that no event is announced before its write is committed and none is lost; `announce:
+ * false` (documents rendered again in a new format: the movement did not change) records none.
  */
-export async function upsertMovements(db: Kysely<Database>, batch: readonly MovementRecord[]): Promise<void> {
+export async function upsertMovements(
+  db: Kysely<Database>,
+  batch: readonly MovementRecord[],
+  { announce = true }: { announce?: boolean } = {},
+): Promise<void> {
   const withinBatch = firstOrderChange(batch, MOVEMENT_ORDER);
   if (withinBatch) throw withinBatch;
   const rows = lastOfEach(batch, MOVEMENT_ORDER.key).map(withMovementDocument);
   if (rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
-    let written = 0;
+    const written = new Set<string>();
     for (const slice of slices(rows)) {
       const returned = await trx
         .insertInto('movements')
@@ -93,14 +103,23 @@ export async function upsertMovements(db: Kysely<Database>, batch: readonly Move
               eb.and([
                 eb('movements.account', '=', eb.ref('excluded.account')),
                 eb('movements.created_at', '=', eb.ref('excluded.created_at')),
+                eb('movements.document', '<>', eb.ref('excluded.document')),
               ]),
             ),
         )
         .returning('id')
         .execute();
-      written += returned.length;
+      for (const { id } of returned) written.add(id);
     }
-    if (written === rows.length) return;
+    if (announce) {
+      await recordMovementEvents(
+        trx,
+        rows
+          .filter((r) => written.has(r.id))
+          .map((r) => ({ account: r.account, movement_id: r.id, document: r.document })),
+      );
+    }
+    if (written.size === rows.length) return;
     const stored = await trx
       .selectFrom('movements')
       .select(['id', 'account', 'created_at'])
@@ -110,9 +129,8 @@ export async function upsertMovements(db: Kysely<Database>, batch: readonly Move
         rows.map((r) => r.id),
       )
       .execute();
-    throw (
-      firstOrderChange(batch, MOVEMENT_ORDER, new Map(stored.map((r) => [r.id, r]))) ??
-      new Error('a movement upsert wrote fewer rows than it was given, none of them changed')
-    );
+    // The rows not written are unchanged, or would change their order (refused, and nothing is kept).
+    const refused = firstOrderChange(batch, MOVEMENT_ORDER, new Map(stored.map((r) => [r.id, r])));
+    if (refused) throw refused;
   });
 }

@@ -19,7 +19,8 @@ export async function refreshDocuments(db: Kysely<Database>, batchSize = 1000): 
     if (after !== null) query = query.where('id', '>', after);
     const rows = await query.execute();
     if (rows.length === 0) break;
-    await upsertMovements(db, rows);
+    // A new rendering is not a change of the movement: no event.
+    await upsertMovements(db, rows, { announce: false });
     rendered += rows.length;
     after = (rows.at(-1) as MovementRecord).id;
   }

@@ -1,5 +1,5 @@
 /** Table types of the store. Amounts are canonical decimal text; times are UTC ISO 8601 text with ms. */
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { CompiledQuery, Generated, Kysely } from 'kysely';
 import type { ListenHandlers, Listening } from './listener.js';
 export type Direction = 'deposit' | 'withdrawal';
 
@@ -124,6 +124,22 @@ export interface DocumentFormatTable {
   format: string;
 }
 
+/** An event of GET /v1/events: a movement created or changed, with the document it was written with. */
+export interface MovementEventTable {
+  /** Grows with every event (PostgreSQL: in commit order, see store/events.ts); the event's id. */
+  seq: Generated<number>;
+  account: string;
+  movement_id: string;
+  document: string;
+  created_at: string;
+}
+
+/** The highest `seq` pruned (one row): a resume from below it has missed events that are gone. */
+export interface EventRetentionTable {
+  id: number;
+  pruned_through: number;
+}
+
 export interface Database {
   catalogue_version: CatalogueVersionTable;
   document_format: DocumentFormatTable;
@@ -137,6 +153,8 @@ export interface Database {
   withdrawal_addresses: WithdrawalAddressTable;
   token_families: TokenFamilyTable;
   refresh_tokens: RefreshTokenTable;
+  movement_events: MovementEventTable;
+  event_retention: EventRetentionTable;
 }
 
 export type DialectName = 'sqlite' | 'postgres';

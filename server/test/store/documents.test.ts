@@ -158,6 +158,7 @@ describe.each(DATABASES)('upgrading a %s store that holds rows from before docum
         '0004_feed_documents',
         '0005_movements_page',
         '0006_revocations',
+        '0007_movement_events',
         'documents of 2 rows rendered',
       ]);
       expect(await t.store.db.selectFrom('movements').select('document').execute()).toEqual([

@@ -87,6 +87,45 @@ export async function stoppedPostgresUrl(): Promise<string> {
   return url.toString();
 }
 
+/** A database other processes (the `gateway` command) reach by URL alone, and its environment for them. */
+export interface DatabaseForProcesses {
+  env: Record<string, string>;
+  store: Store;
+  close(): Promise<void>;
+}
+
+export async function databaseForProcesses(kind: DatabaseKind, dir: string): Promise<DatabaseForProcesses> {
+  if (kind === 'sqlite') {
+    const url = `sqlite:${path.join(dir, 'cli.db')}`;
+    return { env: { DATABASE_URL: url, DATA_DIR: dir }, store: openStore(url), close: async () => {} };
+  }
+  // A database of its own, since the CLI connects without a schema option.
+  const name = `cli_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = TEST_POSTGRES_URL.replace(/\/[^/]*$/, `/${name}`);
+  const store = openStore(url);
+  return {
+    env: {
+      DATABASE_URL: url,
+      DATA_DIR: dir,
+      TOKEN_SIGNING_KEY: 'unused',
+      PROXY_SEED: 'unused',
+      CURSOR_SECRET: 'ab'.repeat(32),
+    },
+    store,
+    close: async () => {
+      await store.close();
+      const cleanup = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+      await cleanup.connect();
+      await cleanup.query(`drop database ${name} with (force)`);
+      await cleanup.end();
+    },
+  };
+}
+
 function required(url: string | undefined): string {
   if (!url) throw new Error('TEST_DATABASE_URL is not set: run the tests through vitest, whose global setup sets it');
   return url;

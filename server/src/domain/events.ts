@@ -1,0 +1,255 @@
+/**
+ * The account's events (GET /v1/events). Events come from the store, whichever process or instance wrote
+ * them: one reader per instance follows the events table (woken on PostgreSQL by the `NOTIFY` of the
+ * trigger that announces them, on SQLite by a short poll of the sequence) and hands each event to the
+ * streams of its account in memory. A stream that resumes from a `Last-Event-ID` reads what it missed from
+ * the store itself first (see `openEventStream`).
+ *
+ * Reading by sequence is safe because a `seq` becomes visible only after every lower one (store/events.ts,
+ * the order rule): a reader that has read up to `high` never finds a lower event later.
+ */
+
+import { EventStream } from '../lib/event-stream.js';
+import {
+  accountEventsAfter,
+  eventsBetween,
+  latestEventSeq,
+  prunedThrough,
+  pruneEventsBefore,
+  type StoredEvent,
+} from '../store/events.js';
+import type { Listening } from '../store/listener.js';
+import type { Store } from '../store/store.js';
+import type { Caller, Revoked } from './token-settings.js';
+
+/** How long events are kept: a resume from an older id is answered with a `reset` event. */
+export const RETENTION_MS = 24 * 60 * 60_000;
+export const HEARTBEAT_MS = 15_000;
+/** The reconnection delay a stream asks for (milliseconds). */
+export const RETRY_MS = 2000;
+const POLL_MS = 200;
+const PRUNE_EVERY_MS = 10 * 60_000;
+/** Up to this many accounts listened to, the reader reads only theirs; beyond, every event. */
+const FILTER_ACCOUNTS_UP_TO = 100;
+const READ_BATCH = 1000;
+
+export interface AccountEvent {
+  seq: number;
+  kind: 'movement';
+  /** The event's data: the movement's document. */
+  data: string;
+}
+
+interface Subscriber {
+  deliver(event: AccountEvent): void;
+  end(): void;
+}
+
+const eventOf = (stored: StoredEvent): AccountEvent => ({ seq: stored.seq, kind: 'movement', data: stored.document });
+
+export interface AccountEventsOptions {
+  now: () => number;
+  /** SQLite: how often the sequence is read (milliseconds). */
+  pollMs?: number;
+  heartbeatMs?: number;
+  warn?: (message: string) => void;
+}
+
+/** The instance's reader of events and its subscribers, by account. */
+export class AccountEvents {
+  readonly #subscribers = new Map<string, Set<Subscriber>>();
+  readonly #store: Store;
+  readonly options: Required<Omit<AccountEventsOptions, 'warn'>> & Pick<AccountEventsOptions, 'warn'>;
+  #high = 0;
+  #reading: Promise<void> | null = null;
+  #again = false;
+  #listening: Listening | null = null;
+  #timers: NodeJS.Timeout[] = [];
+  #closed = false;
+
+  constructor(store: Store, options: AccountEventsOptions) {
+    this.#store = store;
+    this.options = { pollMs: POLL_MS, heartbeatMs: HEARTBEAT_MS, ...options };
+  }
+
+  get store(): Store {
+    return this.#store;
+  }
+
+  /** Starts following the store; settles once the reader knows where the events stand. */
+  async start(): Promise<void> {
+    this.#high = await latestEventSeq(this.#store.db);
+    if (this.#store.dialect === 'postgres') {
+      this.#listening = this.#store.listen('movement_events', {
+        message: () => void this.catchUp().catch(() => {}),
+        // Announcements made while nobody listened are lost: read what they announced.
+        connected: () => this.catchUp(),
+      });
+      await this.#listening.ready;
+    } else {
+      this.#every(this.options.pollMs, () => this.catchUp());
+    }
+    this.#every(PRUNE_EVERY_MS, () => this.prune());
+    void this.prune().catch(() => {});
+  }
+
+  /** Deletes the events older than the retention window. */
+  prune(): Promise<number> {
+    return pruneEventsBefore(this.#store.db, new Date(this.options.now() - RETENTION_MS).toISOString());
+  }
+
+  /** Reads the events after the reader's mark and hands them out; one read at a time, again if asked meanwhile. */
+  catchUp(): Promise<void> {
+    if (this.#reading) {
+      this.#again = true;
+      return this.#reading;
+    }
+    this.#reading = (async () => {
+      try {
+        do {
+          this.#again = false;
+          await this.#readOnce();
+        } while (this.#again && !this.#closed);
+      } finally {
+        this.#reading = null;
+      }
+    })();
+    return this.#reading;
+  }
+
+  async #readOnce(): Promise<void> {
+    const through = await latestEventSeq(this.#store.db);
+    if (through <= this.#high) return;
+    if (this.#subscribers.size > 0) {
+      const accounts = this.#subscribers.size <= FILTER_ACCOUNTS_UP_TO ? [...this.#subscribers.keys()] : null;
+      for (let after = this.#high; ; ) {
+        const events = await eventsBetween(this.#store.db, after, through, accounts, READ_BATCH);
+        for (const event of events) this.#dispatch(event);
+        const last = events.at(-1);
+        if (events.length < READ_BATCH || !last) break;
+        after = last.seq;
+      }
+    }
+    this.#high = through;
+  }
+
+  #dispatch(stored: StoredEvent): void {
+    const subscribers = this.#subscribers.get(stored.account);
+    if (!subscribers) return;
+    const event = eventOf(stored);
+    for (const subscriber of subscribers) subscriber.deliver(event);
+  }
+
+  /** Hands the account's events to `subscriber` from now on; returns the unsubscription. */
+  subscribe(account: string, subscriber: Subscriber): () => void {
+    if (this.#closed) {
+      subscriber.end();
+      return () => {};
+    }
+    let set = this.#subscribers.get(account);
+    if (!set) {
+      set = new Set();
+      this.#subscribers.set(account, set);
+    }
+    set.add(subscriber);
+    return () => {
+      const current = this.#subscribers.get(account);
+      current?.delete(subscriber);
+      if (current?.size === 0) this.#subscribers.delete(account);
+    };
+  }
+
+  /** Streams open, all accounts together. */
+  get streams(): number {
+    let n = 0;
+    for (const set of this.#subscribers.values()) n += set.size;
+    return n;
+  }
+
+  /** Ends every stream and stops following the store. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const timer of this.#timers) clearInterval(timer);
+    for (const set of [...this.#subscribers.values()]) for (const subscriber of [...set]) subscriber.end();
+    this.#subscribers.clear();
+    await this.#listening?.close();
+    await this.#reading?.catch(() => {});
+  }
+
+  #every(ms: number, run: () => Promise<unknown>): void {
+    const timer = setInterval(() => {
+      run().catch((error: unknown) => this.options.warn?.(`events: ${String(error)}`));
+    }, ms);
+    timer.unref();
+    this.#timers.push(timer);
+  }
+}
+
+/**
+ * A stream of the caller's events: from `lastEventId` when given (the events it missed, then live ones; a
+ * `reset` event when they are no longer kept, or the id was never issued), else from now. It ends when the
+ * caller's access token expires or its sign-in is revoked (checked on every heartbeat), or when the
+ * instance closes.
+ */
+export async function openEventStream(
+  events: AccountEvents,
+  caller: Caller,
+  lastEventId: string | undefined,
+  revoked: Revoked,
+): Promise<EventStream> {
+  const { db } = events.store;
+  const { now, heartbeatMs } = events.options;
+  const stream = new EventStream();
+  let buffered: AccountEvent[] | null = [];
+  let sent = 0;
+  const send = (event: AccountEvent) => {
+    if (event.seq <= sent) return;
+    stream.event(event.kind, event.seq, event.data);
+    sent = event.seq;
+  };
+  // Live events are heard from before the store is read, so that none falls between the two.
+  const unsubscribe = events.subscribe(caller.account, {
+    deliver: (event) => (buffered ? buffered.push(event) : send(event)),
+    end: () => stream.end(),
+  });
+  stream.onClose(unsubscribe);
+  try {
+    stream.retry(RETRY_MS);
+    const latest = await latestEventSeq(db);
+    if (lastEventId === undefined) {
+      sent = latest;
+      stream.position(latest);
+    } else {
+      const last = Number(lastEventId);
+      const pruned = await prunedThrough(db);
+      if (last > latest || last < pruned) {
+        sent = latest;
+        stream.event('reset', latest, JSON.stringify({ type: 'reset', reason: last > latest ? 'unknown' : 'expired' }));
+      } else {
+        sent = last;
+        for (;;) {
+          const missed = await accountEventsAfter(db, caller.account, sent, READ_BATCH);
+          for (const event of missed) send(eventOf(event));
+          if (missed.length < READ_BATCH || stream.over) break;
+        }
+      }
+    }
+    for (const event of buffered) send(event);
+    buffered = null;
+  } catch (error) {
+    stream.destroy();
+    throw error;
+  }
+
+  const expired = () => caller.expiresAt * 1000 <= now() || (caller.family !== null && revoked.has(caller.family));
+  const heartbeat = setInterval(() => {
+    if (expired()) stream.end();
+    else stream.comment('heartbeat');
+  }, heartbeatMs);
+  const expiry = setTimeout(() => stream.end(), Math.min(Math.max(caller.expiresAt * 1000 - now(), 0), 2 ** 31 - 1));
+  stream.onClose(() => {
+    clearInterval(heartbeat);
+    clearTimeout(expiry);
+  });
+  return stream;
+}
