@@ -1,5 +1,6 @@
 import type { Scenario } from '../src/scenario.js';
 import { addressScenarios } from './addresses.js';
+import { eventScenarios } from './events.js';
 import { movementScenarios } from './movements.js';
 import { operationsScenarios } from './operations.js';
 import { publicScenarios } from './public.js';
@@ -12,6 +13,7 @@ export const scenarios: Scenario[] = [
   ...termsScenarioList,
   ...addressScenarios,
   ...movementScenarios,
+  ...eventScenarios,
   ...publicScenarios,
   ...operationsScenarios,
 ];

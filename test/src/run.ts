@@ -25,7 +25,9 @@ export async function send(baseUrl: string, scenario: Scenario, context: Scenari
   if (request.auth === 'bad-token') headers.Authorization = `Bearer ${FALSE_TOKEN}`;
   if (request.body) headers['Content-Type'] = request.body.contentType;
   const response = await fetch(url, { method, headers, body: request.body?.text });
-  const text = await response.text();
+  const text = response.headers.get('content-type')?.startsWith('text/event-stream')
+    ? await firstChunk(response)
+    : await response.text();
   let body: unknown = text;
   if (text && response.headers.get('content-type')?.includes('json')) body = JSON.parse(text);
   return { status: response.status, headers: response.headers, body };
@@ -61,4 +63,13 @@ export function problemsWith(answer: Answer, scenario: Scenario, target: Target)
     if (value === null || !pattern.test(value)) problems.push(`header ${name}: ${value}, expected ${pattern}`);
   }
   return problems;
+}
+
+/** The first bytes of a streamed body (an event stream does not end while its token lives), then it is closed. */
+export async function firstChunk(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return '';
+  const { value } = await reader.read();
+  await reader.cancel();
+  return new TextDecoder().decode(value);
 }

@@ -65,6 +65,15 @@ export function rawRequest(baseUrl: string, request: RawRequest): Promise<RawAns
     }
     req.on('response', (response) => {
       const chunks: Buffer[] = [];
+      // An event stream does not end while its token lives: its answer is what it opens with.
+      if (/^text\/event-stream/i.test(String(response.headers['content-type'] ?? ''))) {
+        response.once('data', (chunk: Buffer) => {
+          const text = chunk.toString('utf8');
+          finish({ status: response.statusCode ?? 0, headers: response.headers, text, body: text });
+          req.destroy();
+        });
+        return;
+      }
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', (error) =>
         finish({
