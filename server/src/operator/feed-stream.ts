@@ -67,10 +67,15 @@ export async function importStream<T>(
   let refused = 0;
   let lastProgress = started;
 
-  const stopped = new Promise<'stop'>((resolve) => {
-    if (options.signal?.aborted) resolve('stop');
-    options.signal?.addEventListener('abort', () => resolve('stop'), { once: true });
-  });
+  // A stop closes the reader: what it has read ends the input. (Racing every read against one long-lived
+  // promise instead would keep a reaction, and the line it carried, per read: memory growing with the input.)
+  let wasStopped = false;
+  const stop = () => {
+    wasStopped = true;
+    lines.close();
+  };
+  if (options.signal?.aborted) stop();
+  else options.signal?.addEventListener('abort', stop, { once: true });
 
   const report = (problem: string, line: number) => {
     if (!options.skipInvalid) throw new StreamRefusal(line, problem, batch[0]?.line ?? null, written);
@@ -101,7 +106,6 @@ export async function importStream<T>(
   };
 
   let pending = iterator.next();
-  let wasStopped = false;
   for (;;) {
     const deadline = batch.length > 0 && options.batchMs !== null ? batchStarted + options.batchMs : null;
     let timer: NodeJS.Timeout | undefined;
@@ -111,17 +115,13 @@ export async function importStream<T>(
         : new Promise<'flush'>((resolve) => {
             timer = setTimeout(() => resolve('flush'), Math.max(0, deadline - Date.now()));
           });
-    const next = await Promise.race(timeout ? [pending, stopped, timeout] : [pending, stopped]);
+    const next = timeout ? await Promise.race([pending, timeout]) : await pending;
     clearTimeout(timer);
     if (next === 'flush') {
       await flush();
       continue;
     }
-    if (next === 'stop') {
-      wasStopped = true;
-      break;
-    }
-    if (next.done) break;
+    if (next.done || wasStopped) break;
     pending = iterator.next();
     lineNumber++;
     if (next.value.trim() === '') continue;
@@ -135,6 +135,7 @@ export async function importStream<T>(
     if (batch.length >= options.batchSize) await flush();
   }
   await flush();
+  options.signal?.removeEventListener('abort', stop);
   lines.close();
   return { lines: lineNumber, written, refused, stopped: wasStopped };
 }
