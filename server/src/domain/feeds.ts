@@ -38,8 +38,26 @@ function parseLine<Name extends 'MovementRecord' | 'TradeRecord', Row>(
   return problems.any ? { ok: false, problems: problems.lines() } : { ok: true, row };
 }
 
+/**
+ * Ledger addresses already checked, per network: a feed names the same accounts again and again, and the
+ * check (two hashes for the checksum) was the largest share of a line's parsing. Bounded; addresses are
+ * public, so remembering them discloses nothing.
+ */
+const checkedAddresses = new Map<ChainId, Set<string>>();
+const CHECKED_ADDRESSES_MAX = 100_000;
+
+function isKnownLedgerAddress(value: string, chainId: ChainId): boolean {
+  let checked = checkedAddresses.get(chainId);
+  if (checked?.has(value)) return true;
+  if (!isLedgerAddress(value, chainId)) return false;
+  if (!checked) checkedAddresses.set(chainId, (checked = new Set()));
+  if (checked.size >= CHECKED_ADDRESSES_MAX) checked.clear();
+  checked.add(value);
+  return true;
+}
+
 function ledgerAddress(problems: Problems, field: string, value: string, chainId: ChainId): string {
-  if (problems.sound([field]) && !isLedgerAddress(value, chainId)) {
+  if (problems.sound([field]) && !isKnownLedgerAddress(value, chainId)) {
     problems.add([field], `not a ledger address of the ${chainId} network`);
   }
   return value;
