@@ -9,8 +9,9 @@
  *                      [--seed TEXT] [--rounds N] [--round-seconds S] [--warmup-seconds S]
  *                      [--baseline-build DIR [--baseline-label TEXT]]
  *
- * IDS: comma-separated scenario ids or groups (public, pages, signed-in, tokens, client, sqlite, pg), e.g.
- * `--only tokens-sqlite,client`. --profile ID runs that scenario alone with the server under
+ * IDS: comma-separated scenario ids or groups (public, pages, signed-in, tokens, client, import, follow, sqlite,
+ * pg), e.g. `--only tokens-sqlite,client` or `--only import,follow` (the feed imports: the CLI on fresh
+ * databases, see runFeeds). --profile ID runs that scenario alone with the server under
  * `node --cpu-prof` and prints its top self-time functions. --baseline-build DIR: a second gateway, built
  * in another checkout DIR (its server/dist/cli.js, on its own database prepared by its own CLI and data
  * script), joins the gateway's side-by-side rounds in every HTTP scenario (public, pages, signed-in): the
