@@ -106,7 +106,7 @@ export function makeAccounts(seed, count) {
 }
 
 /** Movements in time order; every `stride`-th goes to the signed-in account until it has `hot` of them. */
-function* movementRows(seed, accounts, total, hot) {
+export function* movementRows(seed, accounts, total, hot) {
   const rng = createRng(`${seed}/movements`);
   const stride = Math.floor(total / hot);
   let hotDone = 0;
@@ -168,6 +168,24 @@ function* tradeRows(seed, accounts, total, hot) {
       decimal(1 + rng.int(10 ** 8 * 500), 8),
       decimal(Math.max(1, Math.round(price * (0.7 + 0.6 * rng.float()) * 1e8)), 8),
     ];
+  }
+}
+
+/**
+ * The data set's movements as feed records (the spec's MovementRecord, one NDJSON line each): the same
+ * movements, in the same order, as the data set stores (`count` of them; the import scenarios' file).
+ */
+export function* movementLines(seed, count, accounts = makeAccounts(seed, SIZES.full.accounts).accounts) {
+  const hot = count >= SIZES.full.movements ? SIZES.full.hotMovements : SIZES.quick.hotMovements;
+  yield* feedLines(movementRows(seed, accounts, count, hot));
+}
+
+/** Movement rows (movementRows) as NDJSON lines of MovementRecord. */
+export function* feedLines(rows) {
+  for (const row of rows) {
+    const record = Object.fromEntries(MOVEMENT_COLUMNS.map((column, i) => [column, row[i]]));
+    record.transactions = JSON.parse(record.transactions);
+    yield JSON.stringify(record);
   }
 }
 

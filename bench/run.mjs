@@ -9,27 +9,30 @@
  *                      [--seed TEXT] [--rounds N] [--round-seconds S] [--warmup-seconds S]
  *                      [--baseline-build DIR [--baseline-label TEXT]]
  *
- * IDS: comma-separated scenario ids or groups (public, pages, signed-in, tokens, client, sqlite, pg), e.g.
- * `--only tokens-sqlite,client`. --profile ID runs that scenario alone with the server under
+ * IDS: comma-separated scenario ids or groups (public, pages, signed-in, tokens, client, import, follow, sqlite,
+ * pg), e.g. `--only tokens-sqlite,client` or `--only import,follow` (the feed imports: the CLI on fresh
+ * databases, see runFeeds). --profile ID runs that scenario alone with the server under
  * `node --cpu-prof` and prints its top self-time functions. --baseline-build DIR: a second gateway, built
  * in another checkout DIR (its server/dist/cli.js, on its own database prepared by its own CLI and data
  * script), joins the gateway's side-by-side rounds in every HTTP scenario (public, pages, signed-in): the
  * same requests, its own sign-in; the run reports both and the difference in CPU per request.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { passwordFor, signerFromSeed } from '@gateway/client';
+import { addressOfPublicKey, passwordFor, signerFromSeed } from '@gateway/client';
+import { feedLines, movementRows } from './data.mjs';
 import {
   BENCH,
   BUNDLED_SPEC,
   backgroundBusy,
   CLI,
   canPin,
+  cpuTimes,
   freePort,
   isFile,
   median,
@@ -40,6 +43,7 @@ import {
   runNode,
   startService,
 } from './lib/common.mjs';
+import { followLatency, movementsFile, runTimed, USAGE_PRELOAD } from './lib/feeds.mjs';
 import { formatSummary, summarizeProfile } from './lib/profile-summary.mjs';
 
 const require = createRequire(import.meta.url);
@@ -87,6 +91,9 @@ const SETTINGS = {
   client: { warmup: 1, round: 2, rounds: 3 }, // short client rounds are noise-bound: the same in --quick
   tokenRateLimit: 100_000, // the configuration's maximum (TOKEN_RATE_LIMIT ≤ 100000 per minute and IP)
   seed: options.seed,
+  // Feed imports: the movements file's size; --follow: lines a second, for how long, over how many accounts.
+  importMovements: QUICK ? 100_000 : 1_000_000,
+  follow: { rate: 200, seconds: QUICK ? 10 : 25, accounts: 4, pollers: 4, pollGapMs: 5 },
 };
 const CHAIN_ID = 'W';
 const CLIENT_ID = 'waves.exchange';
@@ -103,6 +110,8 @@ const TARGETS = {
   clientOverhead: 0.1,
   rssMiB: 200,
   signedInCpuVsBaseline: 0.02, // the signed-in read's CPU per request within 2% of the baseline build's
+  importPerSecond: { sqlite: 30_000, pg: 10_000 }, // records a second, `gateway movements import`
+  followP99Ms: 500, // write to the pipe → GET /v1/movements/{id} answers 200, default batch settings
 };
 
 const ALL_IDS = [
@@ -118,6 +127,12 @@ const ALL_IDS = [
   'movements-pg',
   'trades-pg',
   'tokens-pg',
+  'import-sqlite',
+  'import-stdin-sqlite',
+  'follow-sqlite',
+  'import-pg',
+  'import-stdin-pg',
+  'follow-pg',
 ];
 const GROUPS = {
   public: (id) => id.startsWith('public-'),
@@ -125,6 +140,8 @@ const GROUPS = {
   'signed-in': (id) => id.startsWith('signed-in-'),
   tokens: (id) => id.startsWith('tokens-'),
   client: (id) => id === 'client',
+  import: (id) => id.startsWith('import-'),
+  follow: (id) => id.startsWith('follow-'),
   sqlite: (id) => !id.endsWith('-pg'),
   pg: (id) => id.endsWith('-pg'),
 };
@@ -146,6 +163,8 @@ const selected = (id) =>
 const anySelected = (predicate) => ALL_IDS.some((id) => predicate(id) && selected(id));
 /** The scenarios measured over HTTP beside their baselines, which a baseline build joins. */
 const sideBySide = (id) => GROUPS.public(id) || GROUPS.pages(id) || GROUPS['signed-in'](id);
+/** The feed scenarios: the CLI importing into fresh databases of their own (runFeeds), not over HTTP rounds. */
+const feedScenario = (id) => GROUPS.import(id) || GROUPS.follow(id);
 
 /* ------------------------------------------------------------------ builds */
 
@@ -632,7 +651,9 @@ function meanVerification(before, after) {
 }
 
 async function runStore(store, databaseUrl, dataDir, grants, baselineDatabase = null) {
-  const ids = ALL_IDS.filter((id) => selected(id) && (store === 'pg' ? id.endsWith('-pg') : !id.endsWith('-pg')));
+  const ids = ALL_IDS.filter(
+    (id) => selected(id) && !feedScenario(id) && (store === 'pg' ? id.endsWith('-pg') : !id.endsWith('-pg')),
+  );
   if (ids.length === 0) return;
   const env = gatewayEnv(databaseUrl, dataDir);
   const withData = ids.some((id) => GROUPS.pages(id) || GROUPS['signed-in'](id));
@@ -765,6 +786,248 @@ async function runStore(store, databaseUrl, dataDir, grants, baselineDatabase = 
   }
 }
 
+/* ------------------------------------------------------------------ feed imports (the CLI) */
+
+/**
+ * Before a feed measurement: the share of the CPU busy with other work (waiting up to --wait-idle for it
+ * to fall under 10%, as the HTTP rounds do) and the load average.
+ */
+async function machineBefore() {
+  let background = await backgroundBusy(500);
+  const waitUntil = Date.now() + Number(options['wait-idle']) * 1000;
+  if (background !== null && background > 0.1 && Date.now() < waitUntil) {
+    log(
+      `  waiting up to ${options['wait-idle']} s for the machine to be idle (${(background * 100).toFixed(0)}% busy) …`,
+    );
+    while (background > 0.1 && Date.now() < waitUntil) background = await backgroundBusy(1000);
+  }
+  if (background !== null && background > 0.1) {
+    log(
+      `  !! ${(background * 100).toFixed(0)}% of the CPU is busy with other work before this measurement: numbers will be low`,
+    );
+  }
+  return { backgroundCpu: background, loadAvg1Before: os.loadavg()[0], cpu: cpuTimes() };
+}
+
+/** What the machine did over a measurement: its whole CPU busy share (ours included) and the load average. */
+function machineAfter(before) {
+  const now = cpuTimes();
+  const total = now.total - before.cpu.total;
+  return {
+    backgroundCpu: before.backgroundCpu,
+    loadAvg1Before: before.loadAvg1Before,
+    loadAvg1After: os.loadavg()[0],
+    machineBusyDuring: total > 0 ? 1 - (now.idle - before.cpu.idle) / total : null,
+  };
+}
+
+/** A fresh database for one feed scenario (SQLite file, or a PostgreSQL database `bench_import_…`, dropped at the end). */
+async function freshDatabase(store, id) {
+  const dataDir = mkdtempSync(path.join(tmpRoot, `${id}-`));
+  if (store === 'sqlite') return { url: `sqlite:${path.join(dataDir, 'gateway.db')}`, dataDir };
+  const pg = require('pg');
+  const db = `bench_import_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: ADMIN_PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${db}`);
+  } finally {
+    await admin.end().catch(() => {});
+  }
+  cleanups.push(async () => {
+    const c = new pg.Client({ connectionString: ADMIN_PG_URL });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`);
+    await c.end();
+    log(`[pg] dropped database ${db}`);
+  });
+  const url = new URL(ADMIN_PG_URL);
+  url.pathname = `/${db}`;
+  log(`[pg] database ${db} (${id})`);
+  return { url: url.toString(), dataDir };
+}
+
+/** The movements stored, from `gateway status --json`. */
+async function storedMovements(env) {
+  const status = JSON.parse(await runNode([CLI, 'status', '--json'], { env, quiet: true }));
+  return status.counts?.movements ?? null;
+}
+
+/**
+ * `gateway movements import FILE` (or `cat FILE | gateway movements import -`) into a fresh database
+ * (migrated, demo catalogue), pinned to core 0: records a second over the command's wall time (start to
+ * exit: the file's check pass and the writes), its CPU time and peak RSS; the count stored must equal the
+ * file's lines.
+ */
+async function measureImport(store, id, source, viaStdin) {
+  const { url, dataDir } = await freshDatabase(store, id);
+  const env = gatewayEnv(url, dataDir);
+  await prepareDatabase(store, env, false);
+  const before = await machineBefore();
+  log(
+    `  ${id.padEnd(18)} ${viaStdin ? 'cat FILE | gateway movements import -' : 'gateway movements import FILE'} (${source.lines.toLocaleString('en')} lines) …`,
+  );
+  const run = await runTimed([CLI, 'movements', 'import', viaStdin ? '-' : source.file], {
+    core: 0,
+    env,
+    cwd: ROOT,
+    stdinFile: viaStdin ? source.file : null,
+    usageFile: path.join(tmpRoot, `${id}.usage.json`),
+  });
+  const machine = machineAfter(before);
+  const stored = await storedMovements(env);
+  const measurement = {
+    rps: source.lines / run.wallSeconds,
+    lines: source.lines,
+    stored,
+    countOk: stored === source.lines,
+    wallSeconds: run.wallSeconds,
+    cpuSeconds: run.cpuSeconds,
+    userSeconds: run.userSeconds,
+    systemSeconds: run.systemSeconds,
+    cpuUsPerRecord: run.cpuSeconds === null ? null : (run.cpuSeconds * 1e6) / source.lines,
+    peakRssMiB: run.peakRssMiB,
+    report: run.stdout,
+    ...machine,
+  };
+  log(
+    `  ${id.padEnd(18)} ${fmt(measurement.rps)} records/s, ${fmt(run.wallSeconds, 1)} s wall, CPU ${fmt(run.cpuSeconds, 1)} s, peak RSS ${fmt(run.peakRssMiB, 1)} MB, stored ${fmt(stored)} of ${fmt(source.lines)}` +
+      `; machine ${fmt((machine.machineBusyDuring ?? 0) * 100)}% busy during it, load ${fmt(machine.loadAvg1After, 2)}` +
+      (measurement.countOk ? '' : '  !! count differs'),
+  );
+  const label = viaStdin ? `cat FILE | movements import - (${store})` : `gateway movements import FILE (${store})`;
+  results.scenarios[id] = { id, label, kind: 'import', store, measurements: { gateway: measurement } };
+}
+
+/**
+ * `gateway serve` and `gateway movements import - --follow` (default batch settings) on one fresh database;
+ * movement lines of a few signed-in accounts written to the importer's standard input at a steady rate,
+ * each timed from its write to the first `GET /v1/movements/{id}` answering 200 (lib/feeds.mjs).
+ */
+async function measureFollow(store, id) {
+  const { url, dataDir } = await freshDatabase(store, id);
+  const env = gatewayEnv(url, dataDir);
+  await prepareDatabase(store, env, false);
+  const gateway = await launchGateway(store, env);
+  let importer = null;
+  try {
+    const { rate, seconds, accounts: accountCount, pollers, pollGapMs } = SETTINGS.follow;
+    const tokens = new Map();
+    const addresses = [];
+    for (let k = 0; k < accountCount; k++) {
+      const seed = `${SETTINGS.seed} follow account ${k}`;
+      const address = addressOfPublicKey(signerFromSeed(seed).publicKey, CHAIN_ID);
+      addresses.push(address);
+      tokens.set(address, await signIn(gateway, seed));
+    }
+    // The data set's generator over these accounts only (no "hot" account: the first entry is never used).
+    const count = rate * seconds + 1;
+    const lines = [...movementRows(`${SETTINGS.seed}/follow`, [addresses[0], ...addresses], count, 0)].map((row) => ({
+      id: row[0],
+      token: tokens.get(row[1]),
+      line: feedLines([row]).next().value,
+    }));
+    const usageFile = path.join(tmpRoot, `${id}.usage.json`);
+    importer = spawn(process.execPath, ['--require', USAGE_PRELOAD, CLI, 'movements', 'import', '-', '--follow'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, BENCH_USAGE_FILE: usageFile },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let importerOut = '';
+    let importerErr = '';
+    importer.stdout.on('data', (c) => {
+      importerOut += c;
+    });
+    importer.stderr.on('data', (c) => {
+      importerErr = (importerErr + c).slice(-5000);
+    });
+    const exited = new Promise((resolve) => importer.once('exit', (code, signal) => resolve(code ?? signal)));
+    // Warm-up: the first line, once the importer has opened the database, answered before timing starts.
+    const [first, ...timed] = lines;
+    const warm = await followLatency({
+      url: gateway.url,
+      stdin: importer.stdin,
+      lines: [first],
+      rate: 1000,
+      settleMs: 30_000,
+    });
+    if (warm.delivered !== 1) throw new Error(`${id}: the warm-up line was not answered in 30 s:\n${importerErr}`);
+    const before = await machineBefore();
+    log(
+      `  ${id.padEnd(18)} ${fmt(timed.length)} lines at ${rate}/s over ${accountCount} accounts, ${pollers} pollers …`,
+    );
+    const latency = await followLatency({
+      url: gateway.url,
+      stdin: importer.stdin,
+      lines: timed,
+      rate,
+      pollers,
+      pollGapMs,
+    });
+    const machine = machineAfter(before);
+    const serverRss = peakRssMiB(gateway.pid);
+    const importerRss = peakRssMiB(importer.pid);
+    importer.stdin.end();
+    const code = await exited;
+    importer = null;
+    let usage = null;
+    try {
+      usage = JSON.parse(readFileSync(usageFile, 'utf8'));
+    } catch {}
+    const cpuSeconds = usage ? (usage.userUs + usage.systemUs) / 1e6 : null;
+    const stored = await storedMovements(env);
+    const measurement = {
+      ...latency,
+      rps: latency.delivered / latency.writeSeconds,
+      warmUpMs: warm.max,
+      importerExit: code,
+      importerReport: importerOut.trim(),
+      importerPeakRssMiB: usage ? Math.round((usage.maxRssKiB / 1024) * 10) / 10 : importerRss,
+      importerCpuSeconds: cpuSeconds,
+      cpuUsPerRecord: cpuSeconds === null ? null : (cpuSeconds * 1e6) / lines.length,
+      serverPeakRssMiB: serverRss,
+      stored,
+      ...machine,
+    };
+    log(
+      `  ${id.padEnd(18)} ${fmt(latency.delivered)} of ${fmt(latency.lines)} answered: p50 ${fmt(latency.p50, 1)} ms, p99 ${fmt(latency.p99, 1)} ms, max ${fmt(latency.max, 1)} ms (${fmt(latency.requests)} polls ${JSON.stringify(latency.statuses)}); importer exit ${code}, stored ${fmt(stored)}` +
+        `; machine ${fmt((machine.machineBusyDuring ?? 0) * 100)}% busy during it, load ${fmt(machine.loadAvg1After, 2)}`,
+    );
+    results.scenarios[id] = {
+      id,
+      label: `import - --follow: write → GET 200 (${store})`,
+      kind: 'follow',
+      store,
+      measurements: { gateway: measurement },
+    };
+  } finally {
+    if (importer) importer.kill('SIGKILL');
+    await gateway.stop();
+  }
+}
+
+/** The feed scenarios selected, SQLite then PostgreSQL, each on fresh databases. */
+async function runFeeds() {
+  const ids = ALL_IDS.filter((id) => selected(id) && feedScenario(id));
+  if (ids.length === 0) return;
+  const source = ids.some(GROUPS.import) ? movementsFile(SETTINGS.seed, SETTINGS.importMovements, log) : null;
+  if (source) results.importFile = { ...source, file: path.relative(ROOT, source.file) };
+  for (const store of ['sqlite', 'pg']) {
+    const own = ids.filter((id) => (store === 'pg' ? GROUPS.pg(id) : GROUPS.sqlite(id)));
+    try {
+      for (const id of own) {
+        if (GROUPS.import(id)) await measureImport(store, id, source, id.startsWith('import-stdin-'));
+        else await measureFollow(store, id);
+      }
+    } catch (error) {
+      if (store === 'pg' && /ECONNREFUSED|connect/.test(error.message) && !results.scenarios[own[0]]) {
+        log(`[pg] PostgreSQL unavailable at ${ADMIN_PG_URL} (${error.message}): feed scenarios skipped`);
+        results.pgSkipped = error.message;
+      } else throw error;
+    }
+  }
+}
+
 /* ------------------------------------------------------------------ verdicts and the table */
 
 const ratio = (a, b) => (a && b ? a / b : null);
@@ -874,6 +1137,52 @@ function evaluate() {
         rows.push(baseline('server, cold key', verify.cold.perSecond));
         rows.push(baseline('ts-lib-crypto', verify.reference.perSecond));
       }
+    }
+    // Feed imports: records a second in the req/s column, the CLI's peak RSS, CPU µs per record.
+    if (s.kind === 'import' && m.gateway) {
+      const g = m.gateway;
+      const goal = TARGETS.importPerSecond[s.store];
+      rows.push({
+        scenario: s.label,
+        id: s.id,
+        target: 'gateway CLI',
+        rps: g.rps,
+        p50: null,
+        p99: null,
+        rss: g.peakRssMiB,
+        cpu: g.cpuUsPerRecord,
+        background: g.backgroundCpu,
+        checks: [
+          check(g.rps, (v) => v >= goal, `records/s (>=${goal})`),
+          { ...check(g.stored, (v) => v === g.lines, `stored of ${fmt(g.lines)} lines`), digits: 0 },
+          { value: g.wallSeconds, pass: null, text: 's wall', digits: 1 },
+          { value: g.cpuSeconds, pass: null, text: 's CPU', digits: 1 },
+          { value: g.machineBusyDuring, pass: null, text: 'machine busy', percent: true },
+          { value: g.loadAvg1After, pass: null, text: 'load', digits: 2 },
+        ],
+      });
+    }
+    // --follow: lines answered a second in the req/s column, the latencies write → 200, the importer's RSS and CPU.
+    if (s.kind === 'follow' && m.gateway) {
+      const g = m.gateway;
+      rows.push({
+        scenario: s.label,
+        id: s.id,
+        target: 'import --follow',
+        rps: g.rps,
+        p50: g.p50,
+        p99: g.p99,
+        rss: g.importerPeakRssMiB,
+        cpu: g.cpuUsPerRecord,
+        background: g.backgroundCpu,
+        checks: [
+          { ...check(g.p99, (v) => v < TARGETS.followP99Ms, `p99<${TARGETS.followP99Ms}ms`), digits: 1 },
+          { value: g.max, pass: null, text: 'ms max', digits: 1 },
+          { ...check(g.delivered, (v) => v === g.lines, `answered of ${fmt(g.lines)}`), digits: 0 },
+          { value: g.machineBusyDuring, pass: null, text: 'machine busy', percent: true },
+          { value: g.loadAvg1After, pass: null, text: 'load', digits: 2 },
+        ],
+      });
     }
     if (s.kind === 'client') {
       for (const [k, v] of Object.entries(m)) {
@@ -985,7 +1294,7 @@ function printTable(rows) {
               ? `${(c.value * 100).toFixed(1)}%`
               : c.text.startsWith('x')
                 ? `${c.value.toFixed(2)}`
-                : fmt(c.value, c.text.startsWith('p99') ? 2 : 1);
+                : fmt(c.value, c.digits ?? (c.text.startsWith('p99') ? 2 : c.text.startsWith('records/s') ? 0 : 1));
         // A check without a verdict but with a value is information (a baseline's own figure).
         const verdict = c.pass === null ? (c.value === null ? ' n/a' : '') : c.pass ? ' PASS' : ' MISS';
         return `${v} ${c.text}${verdict}`;
@@ -1033,7 +1342,7 @@ async function main() {
 
   const grants = anySelected(GROUPS.tokens) ? await makeGrants() : null;
 
-  if (anySelected(GROUPS.sqlite)) {
+  if (anySelected((id) => GROUPS.sqlite(id) && !feedScenario(id))) {
     const dir = mkdtempSync(path.join(tmpRoot, 'sqlite-'));
     const baseDir = BASELINE ? mkdtempSync(path.join(tmpRoot, 'sqlite-baseline-')) : null;
     await runStore(
@@ -1045,7 +1354,7 @@ async function main() {
     );
   }
 
-  if (anySelected(GROUPS.pg)) {
+  if (anySelected((id) => GROUPS.pg(id) && !feedScenario(id))) {
     const pg = require('pg');
     const name = `bench_${randomBytes(6).toString('hex')}`;
     // The baseline build (--baseline-build) has a database of its own.
@@ -1087,6 +1396,8 @@ async function main() {
       );
     }
   }
+
+  await runFeeds();
 
   const rows = evaluate();
   const compared = Object.values(results.scenarios).filter((s) => s.versusBaseline);

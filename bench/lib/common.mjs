@@ -251,7 +251,8 @@ export const isFile = (file) => existsSync(file);
 
 /* ------------------------------------------------------------------ background load */
 
-function cpuTimes() {
+/** The machine's CPU jiffies since boot: idle and total (all cores). */
+export function cpuTimes() {
   const line = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
   const idle = line[3] + (line[4] ?? 0);
   const total = line.reduce((s, v) => s + v, 0);
