@@ -60,7 +60,8 @@ export class AccountEvents {
   readonly #subscribers = new Map<string, Set<Subscriber>>();
   readonly #store: Store;
   readonly options: Required<Omit<AccountEventsOptions, 'warn'>> & Pick<AccountEventsOptions, 'warn'>;
-  #high = 0;
+  /** The last event read; null until the store first answers (the reader then starts from there). */
+  #high: number | null = null;
   #reading: Promise<void> | null = null;
   #again = false;
   #listening: Listening | null = null;
@@ -76,9 +77,12 @@ export class AccountEvents {
     return this.#store;
   }
 
-  /** Starts following the store; settles once the reader knows where the events stand. */
+  /**
+   * Starts following the store; settles once the reader knows where the events stand, or, when the store
+   * does not answer yet, at once: the server starts anyway and the reader begins when the store answers.
+   */
   async start(): Promise<void> {
-    this.#high = await latestEventSeq(this.#store.db);
+    this.#high = await latestEventSeq(this.#store.db).catch(() => null);
     if (this.#store.dialect === 'postgres') {
       this.#listening = this.#store.listen('movement_events', {
         message: () => void this.catchUp().catch(() => {}),
@@ -94,7 +98,7 @@ export class AccountEvents {
   }
 
   /** Deletes the events older than the retention window. */
-  prune(): Promise<number> {
+  async prune(): Promise<number> {
     return pruneEventsBefore(this.#store.db, new Date(this.options.now() - RETENTION_MS).toISOString());
   }
 
@@ -119,6 +123,10 @@ export class AccountEvents {
 
   async #readOnce(): Promise<void> {
     const through = await latestEventSeq(this.#store.db);
+    if (this.#high === null) {
+      this.#high = through;
+      return;
+    }
     if (through <= this.#high) return;
     if (this.#subscribers.size > 0) {
       const accounts = this.#subscribers.size <= FILTER_ACCOUNTS_UP_TO ? [...this.#subscribers.keys()] : null;
