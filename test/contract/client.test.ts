@@ -2,6 +2,12 @@
  * The client against the Prism mock (which refuses any request that breaks the spec): every operation of
  * the spec is called through it; and end to end against the real server with the demo account.
  */
+
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   createGatewayClient,
   type GatewayClient,
@@ -17,6 +23,53 @@ import { type RunningGateway, startGateway } from '../src/gateway.js';
 const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
 const DEMO_ADDRESS = '3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36';
 const signer = signerFromSeed(DEMO_SEED);
+const CLI = fileURLToPath(new URL('../../server/dist/cli.js', import.meta.url));
+const DEMO_MOVEMENT = JSON.parse(
+  readFileSync(fileURLToPath(new URL('../../server/demo/movements.ndjson', import.meta.url)), 'utf8').split('\n')[0] ??
+    '',
+) as Record<string, unknown>;
+
+/** Imports a new movement of the demo account with the CLI, in another process (as a feed would). */
+function importMovement(dataDir: string, status = 'in_progress'): Promise<string> {
+  const id = randomUUID();
+  const line = JSON.stringify({ ...DEMO_MOVEMENT, id, status, updated_at: new Date().toISOString() });
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'movements', 'import', '-'], {
+      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: `sqlite:${path.join(dataDir, 'gateway.db')}` },
+      stdio: ['pipe', 'ignore', 'pipe'],
+    });
+    let errors = '';
+    child.stderr.on('data', (chunk) => {
+      errors += chunk;
+    });
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve(id) : reject(new Error(`import exited ${code}: ${errors}`))));
+    child.stdin.end(`${line}\n`);
+  });
+}
+
+/**
+ * A fetch that tells when an event stream is open (its position is sent before the answer) and when one ends.
+ */
+function watchedFetch() {
+  const waiters: { opened: (() => void)[]; ended: (() => void)[] } = { opened: [], ended: [] };
+  const requests: Request[] = [];
+  const next = (kind: 'opened' | 'ended') => new Promise<void>((resolve) => waiters[kind].push(resolve));
+  const fire = (kind: 'opened' | 'ended') => {
+    for (const resolve of waiters[kind].splice(0)) resolve();
+  };
+  const watched: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    const response = await fetch(request);
+    if (!new URL(request.url).pathname.endsWith('/v1/events')) return response;
+    requests.push(request);
+    if (!response.ok || !response.body) return response;
+    fire('opened');
+    const body = response.body.pipeThrough(new TransformStream({ flush: () => fire('ended') }));
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+  return { fetch: watched, requests, opened: () => next('opened'), ended: () => next('ended') };
+}
 
 /** One call of every operation, through the typed client. */
 const calls: Record<OperationId, (client: GatewayClient) => Promise<{ response: Response; error?: unknown }>> = {
@@ -203,4 +256,63 @@ describe('the client against the real server, end to end', () => {
     expect(isExpiredToken(error)).toBe(false);
     expect(error?.errors[0]?.code).toBe(10402);
   });
+
+  it('events(): a movement imported by another process arrives on the stream', async () => {
+    const watch = watchedFetch();
+    const client = createGatewayClient({
+      baseUrl: gateway.url,
+      chainId: 'W',
+      clientId: 'waves.exchange',
+      fetch: watch.fetch,
+    });
+    await client.login(signer, { lifetime: 3600 });
+    const controller = new AbortController();
+    const iterator = client.events({ signal: controller.signal })[Symbol.asyncIterator]();
+    const opened = watch.opened();
+    const first = iterator.next();
+    await opened;
+    const id = await importMovement(gateway.dataDir);
+    const { value } = await first;
+    expect(value).toMatchObject({ type: 'movement', movement: { id, status: 'in_progress', currency_id: 'BTC' } });
+    expect(value?.id).toMatch(/^[1-9][0-9]*$/);
+    controller.abort();
+    expect((await iterator.next()).done).toBe(true);
+  }, 30_000);
+
+  it('events(): the stream ends when a short-lived token expires; the client refreshes and resumes', async () => {
+    const watch = watchedFetch();
+    const client = createGatewayClient({
+      baseUrl: gateway.url,
+      chainId: 'W',
+      clientId: 'waves.exchange',
+      fetch: watch.fetch,
+      refreshMarginSeconds: 0,
+    });
+    const first = await client.login(signer, { lifetime: 3 });
+    const iterator = client.events()[Symbol.asyncIterator]();
+    const opened = watch.opened();
+    const next = iterator.next();
+    await opened;
+    const before = await importMovement(gateway.dataDir);
+    const { value: one } = await next;
+    expect(one).toMatchObject({ type: 'movement', movement: { id: before } });
+    // The server ends the stream at the token's expiry; while the client waits to reconnect, another movement.
+    const ended = watch.ended();
+    const reopened = watch.opened();
+    const pending = iterator.next();
+    await ended;
+    const started = Date.now();
+    const during = await importMovement(gateway.dataDir, 'confirmed');
+    const { value: two } = await pending;
+    expect(two).toMatchObject({ type: 'movement', movement: { id: during, status: 'confirmed' } });
+    await reopened;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // It reconnected with a refreshed token and the id of the last event it had.
+    const second = await client.session();
+    expect(second?.accessToken).not.toBe(first.accessToken);
+    const [, again] = watch.requests;
+    expect(again?.headers.get('last-event-id')).toBe(one?.id);
+    expect(again?.headers.get('authorization')).toBe(`Bearer ${second?.accessToken}`);
+    await iterator.return?.();
+  }, 30_000);
 });
