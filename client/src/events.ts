@@ -1,6 +1,6 @@
 /**
  * `GET /v1/events` as an async iterable: a Server-Sent Events stream read with fetch (EventSource cannot send
- * the bearer token), parsed by `eventsource-parser`, resumed with `Last-Event-ID` after every end (the server
+ * the bearer token), parsed by `eventsource-parser`, resumed from the last event id (`last_event_id`: the query form of `Last-Event-ID`) after every end (the server
  * ends the stream when the access token expires) or dropped connection.
  */
 import type { components } from '@gateway/generated';
@@ -135,7 +135,10 @@ export async function* eventStream(open: OpenStream, options: EventsOptions = {}
       if (controller.signal.aborted) return;
       if (failed) failures++;
       const base = options.reconnectDelayMs ?? retryMs;
-      await pause(failed ? Math.min(base * 2 ** (failures - 1), Math.max(base, MAX_BACKOFF_MS)) : base, controller.signal);
+      await pause(
+        failed ? Math.min(base * 2 ** (failures - 1), Math.max(base, MAX_BACKOFF_MS)) : base,
+        controller.signal,
+      );
       if (controller.signal.aborted) return;
     }
   } finally {

@@ -273,7 +273,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     events: (eventsOptions) =>
       eventStream(async (lastEventId, signal) => {
         const { data, error, response } = await api.GET('/v1/events', {
-          params: { header: lastEventId === undefined ? {} : { 'Last-Event-ID': lastEventId } },
+          // The query form of Last-Event-ID: a header would need the server's CORS to allow it in browsers.
+          params: { query: { last_event_id: lastEventId } },
           headers: { Accept: 'text/event-stream' },
           parseAs: 'stream',
           signal,

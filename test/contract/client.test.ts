@@ -3,11 +3,6 @@
  * the spec is called through it; and end to end against the real server with the demo account.
  */
 
-import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   createGatewayClient,
   type GatewayClient,
@@ -19,35 +14,11 @@ import {
 import { type OperationId, operationMeta } from '@gateway/generated';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
+import { importMovement } from '../src/movements.js';
 
 const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
 const DEMO_ADDRESS = '3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36';
 const signer = signerFromSeed(DEMO_SEED);
-const CLI = fileURLToPath(new URL('../../server/dist/cli.js', import.meta.url));
-const DEMO_MOVEMENT = JSON.parse(
-  readFileSync(fileURLToPath(new URL('../../server/demo/movements.ndjson', import.meta.url)), 'utf8').split('\n')[0] ??
-    '',
-) as Record<string, unknown>;
-
-/** Imports a new movement of the demo account with the CLI, in another process (as a feed would). */
-function importMovement(dataDir: string, status = 'in_progress'): Promise<string> {
-  const id = randomUUID();
-  const line = JSON.stringify({ ...DEMO_MOVEMENT, id, status, updated_at: new Date().toISOString() });
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, 'movements', 'import', '-'], {
-      env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: `sqlite:${path.join(dataDir, 'gateway.db')}` },
-      stdio: ['pipe', 'ignore', 'pipe'],
-    });
-    let errors = '';
-    child.stderr.on('data', (chunk) => {
-      errors += chunk;
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(id) : reject(new Error(`import exited ${code}: ${errors}`))));
-    child.stdin.end(`${line}\n`);
-  });
-}
-
 /**
  * A fetch that tells when an event stream is open (its position is sent before the answer) and when one ends.
  */
@@ -311,7 +282,7 @@ describe('the client against the real server, end to end', () => {
     const second = await client.session();
     expect(second?.accessToken).not.toBe(first.accessToken);
     const [, again] = watch.requests;
-    expect(again?.headers.get('last-event-id')).toBe(one?.id);
+    expect(new URL(again?.url ?? '').searchParams.get('last_event_id')).toBe(one?.id);
     expect(again?.headers.get('authorization')).toBe(`Bearer ${second?.accessToken}`);
     await iterator.return?.();
   }, 30_000);
