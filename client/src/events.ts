@@ -53,6 +53,7 @@ const pause = (ms: number, signal: AbortSignal) =>
   });
 
 const transient = (status: number) => status === 429 || status >= 500;
+const isEventStream = (response: Response) => /^text\/event-stream\b/i.test(response.headers.get('content-type') ?? '');
 
 function typed(message: EventSourceMessage, id: string): GatewayEvent | undefined {
   let data: unknown;
@@ -94,6 +95,10 @@ export async function* eventStream(open: OpenStream, options: EventsOptions = {}
         if (!response.ok || !body) {
           await response.body?.cancel().catch(() => undefined);
           if (!transient(response.status)) throw new GatewayError(response.status, error);
+          failed = true;
+        } else if (!isEventStream(response)) {
+          // Not the server's stream (a proxy's page, say): try again later, as after a failure.
+          await body.cancel().catch(() => undefined);
           failed = true;
         } else {
           failures = 0;

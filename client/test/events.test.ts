@@ -220,22 +220,25 @@ describe('client.events()', () => {
   });
 
   it('a 503 and a connection dropped mid-event are retried, resuming from the last whole event', async () => {
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    // The connection drops in the middle of event 62: the first read has data, the next one fails.
+    let reads = 0;
     const body = new ReadableStream<Uint8Array>({
-      start: (c) => {
-        controller = c;
+      pull: (c) => {
+        reads++;
+        if (reads > 1) return c.error(new TypeError('network error'));
         c.enqueue(new TextEncoder().encode(`id: 60\n\n${movementEvent(61)}event: movement\nid: 62\ndata: {"ty`));
-        setTimeout(() => controller.error(new TypeError('network error')), 5);
       },
     });
     const { client, events } = gateway([
       () => json(503, errorBody(11200)),
+      // A 200 that is not an event stream (a proxy's page) is a failure too.
+      () => new Response('<html></html>', { status: 200, headers: { 'content-type': 'text/html' } }),
       () => new Response(body, { status: 200, headers: { 'content-type': 'text/event-stream' } }),
       () => ended(movementEvent(62)),
     ]);
     const seen = await take(client.events({ reconnectDelayMs: 1 }), 2);
     expect(seen.map((e) => e.id)).toEqual(['61', '62']);
-    expect(events.map((r) => r.url.searchParams.get('last_event_id'))).toEqual([null, null, '61']);
+    expect(events.map((r) => r.url.searchParams.get('last_event_id'))).toEqual([null, null, null, '61']);
   });
 
   it('stops on abort: the loop ends without an error and the request is cancelled', async () => {
