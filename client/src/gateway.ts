@@ -10,6 +10,7 @@ import { type ChainId, MAX_LIFETIME_SECONDS } from '@gateway/ledger';
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { passwordFor, type Signer, usernameOf } from './auth/password.js';
 import { errorCatalogue, errorCodeOf, GatewayError } from './errors.js';
+import { type EventsOptions, eventStream, type GatewayEvent } from './events.js';
 import { cursorItems, offsetItems } from './paginate.js';
 import { memoryStorage, Session, type SessionTokens, type TokenStorage } from './session.js';
 
@@ -80,6 +81,14 @@ export interface GatewayClient {
   trades(query: TradeQuery): AsyncIterable<Schemas['Trade']>;
   depositCurrencies(options?: { pageSize?: number }): AsyncIterable<Schemas['DepositCurrency']>;
   withdrawalCurrencies(options?: { pageSize?: number }): AsyncIterable<Schemas['WithdrawalCurrency']>;
+  /**
+   * The account's events (`GET /v1/events`), live: movements as they are created or change. Reconnects by
+   * itself with the last event id when the stream ends (the server ends it when the access token expires:
+   * the session is refreshed first) or the connection drops, without yielding an event twice. Ends cleanly
+   * when `signal` aborts or the loop is left (`break` cancels the request); throws `SessionEndedError` when
+   * the session cannot be refreshed, `GatewayError` when the server refuses the request.
+   */
+  events(options?: EventsOptions): AsyncIterable<GatewayEvent>;
 }
 
 const FORM = 'application/x-www-form-urlencoded';
@@ -261,5 +270,16 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       offsetItems(async (offset) =>
         unwrap(await api.GET('/v1/withdraw/currencies', { params: { query: { limit: pageSize, offset } } })),
       ),
+    events: (eventsOptions) =>
+      eventStream(async (lastEventId, signal) => {
+        const { data, error, response } = await api.GET('/v1/events', {
+          // The query form of Last-Event-ID: a header would need the server's CORS to allow it in browsers.
+          params: { query: { last_event_id: lastEventId } },
+          headers: { Accept: 'text/event-stream' },
+          parseAs: 'stream',
+          signal,
+        });
+        return { response, body: data, error };
+      }, eventsOptions),
   };
 }

@@ -29,6 +29,7 @@ export {
   isExpiredToken,
   SessionEndedError,
 } from './errors.js';
+export type { EventsOptions, GatewayEvent } from './events.js';
 export { type Amount, type AmountCheck, checkAmount, receivedAmount } from './fees.js';
 export {
   type ApiClient,

@@ -2,6 +2,7 @@
  * The client against the Prism mock (which refuses any request that breaks the spec): every operation of
  * the spec is called through it; and end to end against the real server with the demo account.
  */
+
 import {
   createGatewayClient,
   type GatewayClient,
@@ -13,10 +14,33 @@ import {
 import { type OperationId, operationMeta } from '@gateway/generated';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
+import { importMovement } from '../src/movements.js';
 
 const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
 const DEMO_ADDRESS = '3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36';
 const signer = signerFromSeed(DEMO_SEED);
+/**
+ * A fetch that tells when an event stream is open (its position is sent before the answer) and when one ends.
+ */
+function watchedFetch() {
+  const waiters: { opened: (() => void)[]; ended: (() => void)[] } = { opened: [], ended: [] };
+  const requests: Request[] = [];
+  const next = (kind: 'opened' | 'ended') => new Promise<void>((resolve) => waiters[kind].push(resolve));
+  const fire = (kind: 'opened' | 'ended') => {
+    for (const resolve of waiters[kind].splice(0)) resolve();
+  };
+  const watched: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    const response = await fetch(request);
+    if (!new URL(request.url).pathname.endsWith('/v1/events')) return response;
+    requests.push(request);
+    if (!response.ok || !response.body) return response;
+    fire('opened');
+    const body = response.body.pipeThrough(new TransformStream({ flush: () => fire('ended') }));
+    return new Response(body, { status: response.status, headers: response.headers });
+  };
+  return { fetch: watched, requests, opened: () => next('opened'), ended: () => next('ended') };
+}
 
 /** One call of every operation, through the typed client. */
 const calls: Record<OperationId, (client: GatewayClient) => Promise<{ response: Response; error?: unknown }>> = {
@@ -203,4 +227,63 @@ describe('the client against the real server, end to end', () => {
     expect(isExpiredToken(error)).toBe(false);
     expect(error?.errors[0]?.code).toBe(10402);
   });
+
+  it('events(): a movement imported by another process arrives on the stream', async () => {
+    const watch = watchedFetch();
+    const client = createGatewayClient({
+      baseUrl: gateway.url,
+      chainId: 'W',
+      clientId: 'waves.exchange',
+      fetch: watch.fetch,
+    });
+    await client.login(signer, { lifetime: 3600 });
+    const controller = new AbortController();
+    const iterator = client.events({ signal: controller.signal })[Symbol.asyncIterator]();
+    const opened = watch.opened();
+    const first = iterator.next();
+    await opened;
+    const id = await importMovement(gateway.dataDir);
+    const { value } = await first;
+    expect(value).toMatchObject({ type: 'movement', movement: { id, status: 'in_progress', currency_id: 'BTC' } });
+    expect(value?.id).toMatch(/^[1-9][0-9]*$/);
+    controller.abort();
+    expect((await iterator.next()).done).toBe(true);
+  }, 30_000);
+
+  it('events(): the stream ends when a short-lived token expires; the client refreshes and resumes', async () => {
+    const watch = watchedFetch();
+    const client = createGatewayClient({
+      baseUrl: gateway.url,
+      chainId: 'W',
+      clientId: 'waves.exchange',
+      fetch: watch.fetch,
+      refreshMarginSeconds: 0,
+    });
+    const first = await client.login(signer, { lifetime: 3 });
+    const iterator = client.events()[Symbol.asyncIterator]();
+    const opened = watch.opened();
+    const next = iterator.next();
+    await opened;
+    const before = await importMovement(gateway.dataDir);
+    const { value: one } = await next;
+    expect(one).toMatchObject({ type: 'movement', movement: { id: before } });
+    // The server ends the stream at the token's expiry; while the client waits to reconnect, another movement.
+    const ended = watch.ended();
+    const reopened = watch.opened();
+    const pending = iterator.next();
+    await ended;
+    const started = Date.now();
+    const during = await importMovement(gateway.dataDir, 'confirmed');
+    const { value: two } = await pending;
+    expect(two).toMatchObject({ type: 'movement', movement: { id: during, status: 'confirmed' } });
+    await reopened;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    // It reconnected with a refreshed token and the id of the last event it had.
+    const second = await client.session();
+    expect(second?.accessToken).not.toBe(first.accessToken);
+    const [, again] = watch.requests;
+    expect(new URL(again?.url ?? '').searchParams.get('last_event_id')).toBe(one?.id);
+    expect(again?.headers.get('authorization')).toBe(`Bearer ${second?.accessToken}`);
+    await iterator.return?.();
+  }, 30_000);
 });

@@ -20,6 +20,7 @@ export const importMap = {
     '@noble/hashes/': '/node_modules/@noble/hashes/',
     bs58: '/node_modules/bs58/src/esm/index.js',
     'base-x': '/node_modules/base-x/src/esm/index.js',
+    'eventsource-parser': '/node_modules/eventsource-parser/dist/index.js',
   },
 };
 
