@@ -3,25 +3,16 @@
  * catalogue load and feed imports, with bad input refused whole.
  */
 import { execFile, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { demoFiles } from '../src/operator/commands.js';
-import { openStore, type Store } from '../src/store/store.js';
 import { signIn } from './support/app.js';
-import {
-  DATABASES,
-  type DatabaseForProcesses,
-  databaseForProcesses,
-  stoppedPostgresUrl,
-  TEST_POSTGRES_URL,
-} from './support/databases.js';
+import { DATABASES, type DatabaseForProcesses, databaseForProcesses, stoppedPostgresUrl } from './support/databases.js';
 import { me } from './support/signers.js';
 
 const run = promisify(execFile);

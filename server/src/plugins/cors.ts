@@ -27,7 +27,7 @@ export async function corsFor(
   await app.register(cors, {
     origin: origins.includes('*') ? '*' : [...origins, ...(local ? [LOCAL_DEVELOPMENT_ORIGIN] : [])],
     methods: ['GET', 'HEAD', 'POST'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Last-Event-ID'],
     exposedHeaders: ['Deprecation', 'Link', 'Retry-After', 'WWW-Authenticate'],
     maxAge: 600,
   });
