@@ -40,6 +40,7 @@ import {
   runNode,
   startService,
 } from './lib/common.mjs';
+import { measureEvents } from './lib/events.mjs';
 import { formatSummary, summarizeProfile } from './lib/profile-summary.mjs';
 
 const require = createRequire(import.meta.url);
@@ -87,6 +88,8 @@ const SETTINGS = {
   client: { warmup: 1, round: 2, rounds: 3 }, // short client rounds are noise-bound: the same in --quick
   tokenRateLimit: 100_000, // the configuration's maximum (TOKEN_RATE_LIMIT ≤ 100000 per minute and IP)
   seed: options.seed,
+  // GET /v1/events: streams open at once, movements imported (the same in --quick: the figures are about 5,000).
+  events: { accounts: 5000, movements: 1000 },
 };
 const CHAIN_ID = 'W';
 const CLIENT_ID = 'waves.exchange';
@@ -103,6 +106,8 @@ const TARGETS = {
   clientOverhead: 0.1,
   rssMiB: 200,
   signedInCpuVsBaseline: 0.02, // the signed-in read's CPU per request within 2% of the baseline build's
+  eventsP99Ms: 1000, // from the import's commit to the event's receipt, 5,000 streams open
+  eventsRssMiB: 250, // the gateway's RSS with 5,000 streams open
 };
 
 const ALL_IDS = [
@@ -113,11 +118,13 @@ const ALL_IDS = [
   'movements-sqlite',
   'trades-sqlite',
   'tokens-sqlite',
+  'events-sqlite',
   'client',
   'signed-in-pg',
   'movements-pg',
   'trades-pg',
   'tokens-pg',
+  'events-pg',
 ];
 const GROUPS = {
   public: (id) => id.startsWith('public-'),
@@ -125,6 +132,7 @@ const GROUPS = {
   'signed-in': (id) => id.startsWith('signed-in-'),
   tokens: (id) => id.startsWith('tokens-'),
   client: (id) => id === 'client',
+  events: (id) => id.startsWith('events-'),
   sqlite: (id) => !id.endsWith('-pg'),
   pg: (id) => id.endsWith('-pg'),
 };
@@ -743,6 +751,31 @@ async function runStore(store, databaseUrl, dataDir, grants, baselineDatabase = 
         );
       }
     }
+    // Event streams: thousands of accounts signed in, a stream each, one import of new movements.
+    const eventsId = `events-${store}`;
+    if (ids.includes(eventsId)) {
+      log(
+        `  ${eventsId.padEnd(18)} ${fmt(SETTINGS.events.accounts)} streams, ${fmt(SETTINGS.events.movements)} movements …`,
+      );
+      const background = await backgroundBusy(500, [gateway.pid]);
+      const m = await measureEvents(gateway, env, {
+        ...SETTINGS.events,
+        seed: SETTINGS.seed,
+        tmpRoot,
+        log,
+      });
+      m.backgroundCpu = background;
+      m.loadAverage = os.loadavg();
+      results.scenarios[eventsId] = {
+        id: eventsId,
+        label: `GET /v1/events, ${fmt(m.streams)} streams (${store})`,
+        kind: 'events',
+        measurements: { gateway: m },
+      };
+      log(
+        `  ${eventsId.padEnd(18)} delivered ${m.delivered}/${m.movements}, duplicates ${m.duplicates}, wrong account ${m.wrongAccount}; latency from commit p50 ${fmt(m.latencyMs.p50, 1)} ms p99 ${fmt(m.latencyMs.p99, 1)} ms max ${fmt(m.latencyMs.max, 1)} ms; RSS idle ${fmt(m.idleRssMiB, 1)} MB, streams open ${fmt(m.openRssMiB, 1)} MB, peak ${fmt(m.peakRssMiB, 1)} MB; load ${m.loadAverage.map((v) => v.toFixed(2)).join(' ')}`,
+      );
+    }
     // Token grants last (they write token families and refresh tokens).
     const tokenId = `tokens-${store}`;
     if (ids.includes(tokenId)) {
@@ -875,6 +908,32 @@ function evaluate() {
         rows.push(baseline('ts-lib-crypto', verify.reference.perSecond));
       }
     }
+    // Event streams: latency from the import's commit to receipt (ms), the RSS with the streams open.
+    if (s.kind === 'events' && m.gateway) {
+      const e = m.gateway;
+      const exact = e.delivered === e.movements && e.duplicates === 0 && e.wrongAccount === 0 && e.unknown === 0;
+      rows.push({
+        scenario: s.label,
+        id: s.id,
+        target: 'gateway',
+        rps: null,
+        p50: e.latencyMs.p50,
+        p99: e.latencyMs.p99,
+        rss: e.peakRssMiB,
+        cpu: null,
+        background: e.backgroundCpu,
+        checks: [
+          {
+            value: null,
+            pass: exact,
+            text: `${e.delivered}/${e.movements} delivered, ${e.duplicates} duplicates, ${e.wrongAccount} wrong account: exactly once`,
+          },
+          check(e.latencyMs.p99, (v) => v < TARGETS.eventsP99Ms, `p99<${TARGETS.eventsP99Ms}ms`),
+          check(e.latencyMs.max, () => null, 'max ms'),
+          check(e.openRssMiB, (v) => v < TARGETS.eventsRssMiB, `RSS open<${TARGETS.eventsRssMiB}MB`),
+        ],
+      });
+    }
     if (s.kind === 'client') {
       for (const [k, v] of Object.entries(m)) {
         const overhead = v.raw.perSecond && v.typed.perSecond ? v.raw.perSecond / v.typed.perSecond - 1 : null;
@@ -988,7 +1047,7 @@ function printTable(rows) {
                 : fmt(c.value, c.text.startsWith('p99') ? 2 : 1);
         // A check without a verdict but with a value is information (a baseline's own figure).
         const verdict = c.pass === null ? (c.value === null ? ' n/a' : '') : c.pass ? ' PASS' : ' MISS';
-        return `${v} ${c.text}${verdict}`;
+        return c.value === null && c.pass !== null ? `${c.text}${verdict}` : `${v} ${c.text}${verdict}`;
       }),
       ...(r.non2xx || r.errors ? [`!! ${r.non2xx} non-2xx, ${r.errors} errors`] : []),
       ...(r.background > 0.1 ? [`!! machine ${(r.background * 100).toFixed(0)}% busy with other work`] : []),
