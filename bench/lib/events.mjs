@@ -28,6 +28,16 @@ export function rssMiB(pid) {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far, or null. */
+function cpuSeconds(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // clock ticks (USER_HZ 100)
+  } catch {
+    return null;
+  }
+}
+
 /** The demo file's first movement (a deposit) as the template of the imported ones. */
 function templateMovement() {
   const line = readFileSync(path.join(ROOT, 'server/demo/movements.ndjson'), 'utf8').split('\n')[0];
@@ -70,6 +80,7 @@ function runImport(file, env, batchSize) {
 export async function measureEvents(gateway, env, { accounts: count, movements: total, seed, tmpRoot, log }) {
   const accountsFile = path.join(tmpRoot, `events-accounts-${gateway.pid}.json`);
   log(`  events: signing in ${count} accounts …`);
+  const cpuBeforeSignIn = cpuSeconds(gateway.pid);
   const signIn = JSON.parse(
     await runNode(
       [
@@ -85,14 +96,16 @@ export async function measureEvents(gateway, env, { accounts: count, movements: 
     ),
   );
   log(
-    `  events: ${signIn.accounts} tokens in ${signIn.seconds.toFixed(1)} s (passwords ${signIn.passwordsSeconds.toFixed(1)} s)`,
+    `  events: ${signIn.accounts} tokens in ${signIn.seconds.toFixed(1)} s (passwords ${signIn.passwordsSeconds.toFixed(1)} s; gateway CPU ${signIn.gatewayCpuSeconds?.toFixed(1)} s)`,
   );
+  signIn.gatewayCpuSeconds = cpuSeconds(gateway.pid) - cpuBeforeSignIn;
   const accounts = JSON.parse(readFileSync(accountsFile, 'utf8'));
   const idleRssMiB = rssMiB(gateway.pid);
   resetPeakRss(gateway.pid);
 
   // The streams, from their own process on core 1.
   const { command, args } = nodeCommand(1, [path.join(BENCH, 'lib/sse-load.mjs'), gateway.url, accountsFile]);
+  const cpuBeforeOpen = cpuSeconds(gateway.pid);
   const loader = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   const messages = [];
   let wake = null;
@@ -116,8 +129,9 @@ export async function measureEvents(gateway, env, { accounts: count, movements: 
   try {
     const opened = await nextMessage('open', 300_000);
     log(
-      `  events: ${opened.streams} streams open in ${opened.seconds.toFixed(1)} s${opened.failed ? ` (!! ${opened.failed} failed: ${opened.failures.join('; ')})` : ''}`,
+      `  events: ${opened.streams} streams open in ${opened.seconds.toFixed(1)} s (gateway CPU ${openCpuSeconds?.toFixed(1)} s)${opened.failed ? ` (!! ${opened.failed} failed: ${opened.failures.join('; ')})` : ''}`,
     );
+    const openCpuSeconds = cpuSeconds(gateway.pid) - cpuBeforeOpen;
     await new Promise((r) => setTimeout(r, 2000)); // let the gateway settle (and collect) with the streams open
     const openRssMiB = rssMiB(gateway.pid);
     const openPeakRssMiB = peakRssMiB(gateway.pid);
@@ -146,6 +160,7 @@ export async function measureEvents(gateway, env, { accounts: count, movements: 
     }
     const file = path.join(tmpRoot, `events-movements-${gateway.pid}.ndjson`);
     writeFileSync(file, `${lines.join('\n')}\n`);
+    const cpuBeforeImport = cpuSeconds(gateway.pid);
     const imported = await runImport(file, env, Math.max(1000, total));
     log(
       `  events: ${imported.output} (report line ${(imported.reported - imported.started).toFixed(0)} ms after start, exit +${(imported.exited - imported.reported).toFixed(0)} ms)`,
@@ -154,6 +169,8 @@ export async function measureEvents(gateway, env, { accounts: count, movements: 
     loader.send({ type: 'collect', expected: total, timeoutMs: 60_000, graceMs: 2000 });
     const { receipts, other, streamsOpen } = await nextMessage('receipts', 120_000);
     const peakRss = peakRssMiB(gateway.pid);
+    // The gateway's CPU from the import's start until the receipts were in (reading and sending the events).
+    const deliveryCpuSeconds = cpuSeconds(gateway.pid) - cpuBeforeImport;
 
     // Exactly once, at the right stream only.
     const seen = new Map(); // movement id -> receipts at its own account's stream
@@ -193,6 +210,8 @@ export async function measureEvents(gateway, env, { accounts: count, movements: 
       streamsFailed: opened.failed,
       streamsOpenAtEnd: streamsOpen,
       openSeconds: opened.seconds,
+      openCpuSeconds,
+      deliveryCpuSeconds,
       signIn,
       movements: total,
       accountsWithMovements: new Set(expected.values()).size,
