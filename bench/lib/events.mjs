@@ -95,10 +95,10 @@ export async function measureEvents(gateway, env, { accounts: count, movements: 
       { env },
     ),
   );
+  signIn.gatewayCpuSeconds = cpuSeconds(gateway.pid) - cpuBeforeSignIn;
   log(
     `  events: ${signIn.accounts} tokens in ${signIn.seconds.toFixed(1)} s (passwords ${signIn.passwordsSeconds.toFixed(1)} s; gateway CPU ${signIn.gatewayCpuSeconds?.toFixed(1)} s)`,
   );
-  signIn.gatewayCpuSeconds = cpuSeconds(gateway.pid) - cpuBeforeSignIn;
   const accounts = JSON.parse(readFileSync(accountsFile, 'utf8'));
   const idleRssMiB = rssMiB(gateway.pid);
   resetPeakRss(gateway.pid);
@@ -128,10 +128,10 @@ export async function measureEvents(gateway, env, { accounts: count, movements: 
   };
   try {
     const opened = await nextMessage('open', 300_000);
+    const openCpuSeconds = cpuSeconds(gateway.pid) - cpuBeforeOpen;
     log(
       `  events: ${opened.streams} streams open in ${opened.seconds.toFixed(1)} s (gateway CPU ${openCpuSeconds?.toFixed(1)} s)${opened.failed ? ` (!! ${opened.failed} failed: ${opened.failures.join('; ')})` : ''}`,
     );
-    const openCpuSeconds = cpuSeconds(gateway.pid) - cpuBeforeOpen;
     await new Promise((r) => setTimeout(r, 2000)); // let the gateway settle (and collect) with the streams open
     const openRssMiB = rssMiB(gateway.pid);
     const openPeakRssMiB = peakRssMiB(gateway.pid);
