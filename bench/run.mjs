@@ -43,6 +43,7 @@ import {
   runNode,
   startService,
 } from './lib/common.mjs';
+import { measureEvents } from './lib/events.mjs';
 import { followLatency, movementsFile, runTimed, USAGE_PRELOAD } from './lib/feeds.mjs';
 import { formatSummary, summarizeProfile } from './lib/profile-summary.mjs';
 
@@ -94,6 +95,8 @@ const SETTINGS = {
   // Feed imports: the movements file's size; --follow: lines a second, for how long, over how many accounts.
   importMovements: QUICK ? 100_000 : 1_000_000,
   follow: { rate: 200, seconds: QUICK ? 10 : 25, accounts: 4, pollers: 4, pollGapMs: 5 },
+  // GET /v1/events: streams open at once, movements imported (the same in --quick: the figures are about 5,000).
+  events: { accounts: 5000, movements: 1000 },
 };
 const CHAIN_ID = 'W';
 const CLIENT_ID = 'waves.exchange';
@@ -112,6 +115,8 @@ const TARGETS = {
   signedInCpuVsBaseline: 0.02, // the signed-in read's CPU per request within 2% of the baseline build's
   importPerSecond: { sqlite: 30_000, pg: 10_000 }, // records a second, `gateway movements import`
   followP99Ms: 500, // write to the pipe → GET /v1/movements/{id} answers 200, default batch settings
+  eventsP99Ms: 1000, // from the import's commit to the event's receipt, 5,000 streams open
+  eventsRssMiB: 250, // the gateway's RSS with 5,000 streams open
 };
 
 const ALL_IDS = [
@@ -122,6 +127,7 @@ const ALL_IDS = [
   'movements-sqlite',
   'trades-sqlite',
   'tokens-sqlite',
+  'events-sqlite',
   'client',
   'signed-in-pg',
   'movements-pg',
@@ -133,6 +139,7 @@ const ALL_IDS = [
   'import-pg',
   'import-stdin-pg',
   'follow-pg',
+  'events-pg',
 ];
 const GROUPS = {
   public: (id) => id.startsWith('public-'),
@@ -142,6 +149,7 @@ const GROUPS = {
   client: (id) => id === 'client',
   import: (id) => id.startsWith('import-'),
   follow: (id) => id.startsWith('follow-'),
+  events: (id) => id.startsWith('events-'),
   sqlite: (id) => !id.endsWith('-pg'),
   pg: (id) => id.endsWith('-pg'),
 };
@@ -764,6 +772,31 @@ async function runStore(store, databaseUrl, dataDir, grants, baselineDatabase = 
         );
       }
     }
+    // Event streams: thousands of accounts signed in, a stream each, one import of new movements.
+    const eventsId = `events-${store}`;
+    if (ids.includes(eventsId)) {
+      log(
+        `  ${eventsId.padEnd(18)} ${fmt(SETTINGS.events.accounts)} streams, ${fmt(SETTINGS.events.movements)} movements …`,
+      );
+      const background = await backgroundBusy(500, [gateway.pid]);
+      const m = await measureEvents(gateway, env, {
+        ...SETTINGS.events,
+        seed: SETTINGS.seed,
+        tmpRoot,
+        log,
+      });
+      m.backgroundCpu = background;
+      m.loadAverage = os.loadavg();
+      results.scenarios[eventsId] = {
+        id: eventsId,
+        label: `GET /v1/events, ${fmt(m.streams)} streams (${store})`,
+        kind: 'events',
+        measurements: { gateway: m },
+      };
+      log(
+        `  ${eventsId.padEnd(18)} delivered ${m.delivered}/${m.movements}, duplicates ${m.duplicates}, wrong account ${m.wrongAccount}; latency from commit p50 ${fmt(m.latencyMs.p50, 1)} ms p99 ${fmt(m.latencyMs.p99, 1)} ms max ${fmt(m.latencyMs.max, 1)} ms; RSS idle ${fmt(m.idleRssMiB, 1)} MB, streams open ${fmt(m.openRssMiB, 1)} MB, peak ${fmt(m.peakRssMiB, 1)} MB; load ${m.loadAverage.map((v) => v.toFixed(2)).join(' ')}`,
+      );
+    }
     // Token grants last (they write token families and refresh tokens).
     const tokenId = `tokens-${store}`;
     if (ids.includes(tokenId)) {
@@ -1184,6 +1217,32 @@ function evaluate() {
         ],
       });
     }
+    // Event streams: latency from the import's commit to receipt (ms), the RSS with the streams open.
+    if (s.kind === 'events' && m.gateway) {
+      const e = m.gateway;
+      const exact = e.delivered === e.movements && e.duplicates === 0 && e.wrongAccount === 0 && e.unknown === 0;
+      rows.push({
+        scenario: s.label,
+        id: s.id,
+        target: 'gateway',
+        rps: null,
+        p50: e.latencyMs.p50,
+        p99: e.latencyMs.p99,
+        rss: e.peakRssMiB,
+        cpu: null,
+        background: e.backgroundCpu,
+        checks: [
+          {
+            value: null,
+            pass: exact,
+            text: `${e.delivered}/${e.movements} delivered, ${e.duplicates} duplicates, ${e.wrongAccount} wrong account: exactly once`,
+          },
+          check(e.latencyMs.p99, (v) => v < TARGETS.eventsP99Ms, `p99<${TARGETS.eventsP99Ms}ms`),
+          check(e.latencyMs.max, () => null, 'max ms'),
+          check(e.openRssMiB, (v) => v < TARGETS.eventsRssMiB, `RSS open<${TARGETS.eventsRssMiB}MB`),
+        ],
+      });
+    }
     if (s.kind === 'client') {
       for (const [k, v] of Object.entries(m)) {
         const overhead = v.raw.perSecond && v.typed.perSecond ? v.raw.perSecond / v.typed.perSecond - 1 : null;
@@ -1297,7 +1356,7 @@ function printTable(rows) {
                 : fmt(c.value, c.digits ?? (c.text.startsWith('p99') ? 2 : c.text.startsWith('records/s') ? 0 : 1));
         // A check without a verdict but with a value is information (a baseline's own figure).
         const verdict = c.pass === null ? (c.value === null ? ' n/a' : '') : c.pass ? ' PASS' : ' MISS';
-        return `${v} ${c.text}${verdict}`;
+        return c.value === null && c.pass !== null ? `${c.text}${verdict}` : `${v} ${c.text}${verdict}`;
       }),
       ...(r.non2xx || r.errors ? [`!! ${r.non2xx} non-2xx, ${r.errors} errors`] : []),
       ...(r.background > 0.1 ? [`!! machine ${(r.background * 100).toFixed(0)}% busy with other work`] : []),

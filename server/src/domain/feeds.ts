@@ -50,7 +50,10 @@ function isKnownLedgerAddress(value: string, chainId: ChainId): boolean {
   let checked = checkedAddresses.get(chainId);
   if (checked?.has(value)) return true;
   if (!isLedgerAddress(value, chainId)) return false;
-  if (!checked) checkedAddresses.set(chainId, (checked = new Set()));
+  if (!checked) {
+    checked = new Set();
+    checkedAddresses.set(chainId, checked);
+  }
   if (checked.size >= CHECKED_ADDRESSES_MAX) checked.clear();
   checked.add(value);
   return true;
