@@ -31,10 +31,6 @@ export class RevokedFamilies implements Revoked {
   forgetBefore(before: number): void {
     for (const [family, at] of this.#revokedAt) if (at < before) this.#revokedAt.delete(family);
   }
-
-  get size(): number {
-    return this.#revokedAt.size;
-  }
 }
 
 /** Keeps `families` up to date from the store until closed; `ready` once the first reading is done. */

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { unrouted } from '../error-handler.js';
 
 /** A dev server on this machine, any port: `http://localhost:5173`, `http://127.0.0.1:3001`. */
-export const LOCAL_DEVELOPMENT_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1)(:\d{1,5})?$/;
+const LOCAL_DEVELOPMENT_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1)(:\d{1,5})?$/;
 
 export async function corsFor(
   app: FastifyInstance,

@@ -11,6 +11,7 @@
  * last statement of an import's transaction waits for the lock.
  */
 import { type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
+import { slices } from './pages.js';
 import type { Database } from './schema.js';
 
 export interface StoredEvent {
@@ -37,10 +38,10 @@ export async function recordMovementEvents(
   if (isPostgres(trx)) {
     await sql`select pg_advisory_xact_lock(hashtext('movement_events_' || current_schema()))`.execute(trx);
   }
-  for (let i = 0; i < events.length; i += 500) {
+  for (const slice of slices(events, 500)) {
     await trx
       .insertInto('movement_events')
-      .values(events.slice(i, i + 500).map((e) => ({ ...e, created_at: at })))
+      .values(slice.map((e) => ({ ...e, created_at: at })))
       .execute();
   }
 }

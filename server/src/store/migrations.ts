@@ -302,18 +302,17 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
+/** The migrator of this store's migrations, its own tables looked for in `schema` (PostgreSQL). */
+const migratorOf = (db: Kysely<unknown>, schema?: string) =>
+  new Migrator({ db, provider: new StaticProvider(), ...(schema ? { migrationTableSchema: schema } : {}) });
+
 /**
  * Applies every pending migration; safe to run from several instances at once (the migrator locks).
  * `schema` names the PostgreSQL schema the store lives in: the migrator looks for its own tables by name in
  * every schema, so without it a same-named table elsewhere would be taken for this store's.
  */
 export async function migrateToLatest(db: Kysely<unknown>, schema?: string): Promise<string[]> {
-  const migrator = new Migrator({
-    db,
-    provider: new StaticProvider(),
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await migratorOf(db, schema).migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
@@ -323,12 +322,7 @@ export async function migrationState(
   db: Kysely<unknown>,
   schema?: string,
 ): Promise<{ applied: string[]; pending: string[] }> {
-  const migrator = new Migrator({
-    db,
-    provider: new StaticProvider(),
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
-  const all = await migrator.getMigrations();
+  const all = await migratorOf(db, schema).getMigrations();
   return {
     applied: all.filter((m) => m.executedAt !== undefined).map((m) => m.name),
     pending: all.filter((m) => m.executedAt === undefined).map((m) => m.name),

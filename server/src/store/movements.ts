@@ -111,6 +111,20 @@ export async function upsertMovements(
         .execute();
       for (const { id } of returned) written.add(id);
     }
+    if (written.size < rows.length) {
+      const stored = await trx
+        .selectFrom('movements')
+        .select(['id', 'account', 'created_at'])
+        .where(
+          'id',
+          'in',
+          rows.map((r) => r.id),
+        )
+        .execute();
+      // The rows not written are unchanged, or would change their order (refused, and nothing is kept).
+      const refused = firstOrderChange(batch, MOVEMENT_ORDER, new Map(stored.map((r) => [r.id, r])));
+      if (refused) throw refused;
+    }
     if (announce) {
       await recordMovementEvents(
         trx,
@@ -119,18 +133,5 @@ export async function upsertMovements(
           .map((r) => ({ account: r.account, movement_id: r.id, document: r.document })),
       );
     }
-    if (written.size === rows.length) return;
-    const stored = await trx
-      .selectFrom('movements')
-      .select(['id', 'account', 'created_at'])
-      .where(
-        'id',
-        'in',
-        rows.map((r) => r.id),
-      )
-      .execute();
-    // The rows not written are unchanged, or would change their order (refused, and nothing is kept).
-    const refused = firstOrderChange(batch, MOVEMENT_ORDER, new Map(stored.map((r) => [r.id, r])));
-    if (refused) throw refused;
   });
 }
