@@ -5,7 +5,7 @@
  * check after it, on the values it found sound, and report in the same words (Problems).
  */
 import { type RecordName, recordSchemas } from '@gateway/generated';
-import { Ajv } from 'ajv';
+import { Ajv, type ValidateFunction } from 'ajv';
 import { type DecimalText, fractionDigits, parseDecimal } from '../lib/decimal.js';
 import { normaliseTimestamp } from '../lib/time.js';
 import { labelOf, type Problem, type RecordPath, wordErrors } from './record-problems.js';
@@ -74,9 +74,20 @@ export class Problems {
 
 /** Checks a record against its schema in the spec (filling in the schema's defaults). */
 export function checkRecord(name: RecordName, record: unknown): Problems {
-  const validate = ajv.getSchema(`${recordSchemas.$id}#/components/schemas/${name}`);
-  if (!validate) throw new Error(`the spec has no record schema ${name}`);
+  const validate = validatorOf(name);
   return new Problems(record, validate(record) ? [] : wordErrors(validate.errors ?? [], REFUSALS));
+}
+
+/** Each record's compiled check, looked up once (a lookup by reference resolves the reference each time). */
+const validators = new Map<RecordName, ValidateFunction>();
+function validatorOf(name: RecordName): ValidateFunction {
+  let validate = validators.get(name);
+  if (!validate) {
+    validate = ajv.getSchema(`${recordSchemas.$id}#/components/schemas/${name}`);
+    if (!validate) throw new Error(`the spec has no record schema ${name}`);
+    validators.set(name, validate);
+  }
+  return validate;
 }
 
 /**

@@ -1,10 +1,14 @@
 /**
  * Imports a feed that streams (standard input, or a file read once): lines are checked as they arrive and
  * written in batches, each batch one transaction, committed every `batchSize` records or, when following,
- * `batchMs` after its first record, whichever comes first. Upserts by key make a replayed stream change
- * nothing twice. A bad line stops the import with its line number and nothing of its batch written; with
- * `skipInvalid` it is reported and the rest is written. A stop (the signal: SIGTERM, SIGINT) ends reading,
- * writes the batch read so far, and returns: only whole batches are ever written.
+ * `batchMs` after its first record arrived, whichever comes first. Upserts by key make a replayed stream
+ * change nothing twice. A bad line stops the import with its line number and nothing of its batch written;
+ * with `skipInvalid` it is reported and the rest is written. A stop (the signal: SIGTERM, SIGINT) ends
+ * reading, writes the batch read so far, and returns: only whole batches are ever written.
+ *
+ * Reading goes on while a batch is written: the next batch is parsed while the database commits the last
+ * (one write at a time, in order), and a line that arrives during a commit starts its batch's clock when it
+ * arrives, not when the commit is over.
  */
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
@@ -48,8 +52,27 @@ export class StreamRefusal extends Error {
   }
 }
 
-const orderProblem = (change: OrderChange) =>
-  `${change.subject} is stored with ${change.field} ${change.stored}, not ${change.given}, and what orders a list does not change once stored`;
+/** What an order change says of its line, in the words of its batch's lines. */
+const orderProblem = (change: OrderChange, lineOf: (index: number) => number) =>
+  `${change.subject} ${change.earlier === null ? 'is stored with' : `has on line ${lineOf(change.earlier)}`} ` +
+  `${change.field} ${change.stored}, not ${change.given}, and what orders a list does not change once stored`;
+
+/** A record refused by the store because it changes what orders its list; one sentence, with its line. */
+export class ImportConflict extends Error {
+  constructor(change: OrderChange, lines: readonly number[], written: number) {
+    const lineOf = (index: number) => lines[index] as number;
+    const before = written > 0 ? ` (the ${written} record(s) before them were)` : '';
+    super(
+      `line ${lineOf(change.index)}: ${orderProblem(change, lineOf)}; ` +
+        `nothing of lines ${lineOf(0)}–${lines.at(-1)} was written${before}`,
+    );
+  }
+}
+
+interface Numbered<T> {
+  row: T;
+  line: number;
+}
 
 export async function importStream<T>(
   input: Readable,
@@ -60,7 +83,7 @@ export async function importStream<T>(
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   const iterator = lines[Symbol.asyncIterator]();
   const started = Date.now();
-  let batch: { row: T; line: number }[] = [];
+  let batch: Numbered<T>[] = [];
   let batchStarted = 0;
   let lineNumber = 0;
   let written = 0;
@@ -77,27 +100,33 @@ export async function importStream<T>(
   if (options.signal?.aborted) stop();
   else options.signal?.addEventListener('abort', stop, { once: true });
 
-  const report = (problem: string, line: number) => {
-    if (!options.skipInvalid) throw new StreamRefusal(line, problem, batch[0]?.line ?? null, written);
+  const refuse = (line: number, problem: string) => {
     refused++;
     options.refused?.(line, problem);
   };
 
-  /** Writes the batch; with `skipInvalid`, a record that would reorder a list is dropped and the rest retried. */
-  const flush = async () => {
-    while (batch.length > 0) {
+  /**
+   * Writes a batch; with `skipInvalid`, a record that would reorder a list is refused and the rest written,
+   * otherwise the batch is refused whole (ImportConflict).
+   */
+  const writeBatch = async (handed: Numbered<T>[]) => {
+    let rows = handed;
+    while (rows.length > 0) {
       try {
-        await write(batch.map((b) => b.row));
+        await write(rows.map((b) => b.row));
         break;
       } catch (error) {
         if (!(error instanceof OrderChange)) throw error;
-        const culprit = batch[error.index] as { line: number };
-        report(orderProblem(error), culprit.line);
-        batch = batch.filter((_, i) => i !== error.index);
+        const numbers = rows.map((b) => b.line);
+        if (!options.skipInvalid) throw new ImportConflict(error, numbers, written);
+        refuse(
+          numbers[error.index] as number,
+          orderProblem(error, (i) => numbers[i] as number),
+        );
+        rows = rows.filter((_, i) => i !== error.index);
       }
     }
-    written += batch.length;
-    batch = [];
+    written += rows.length;
     const now = Date.now();
     if (options.progress && now - lastProgress >= 1000) {
       lastProgress = now;
@@ -105,37 +134,83 @@ export async function importStream<T>(
     }
   };
 
-  let pending = iterator.next();
-  for (;;) {
-    const deadline = batch.length > 0 && options.batchMs !== null ? batchStarted + options.batchMs : null;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout =
-      deadline === null
-        ? null
-        : new Promise<'flush'>((resolve) => {
-            timer = setTimeout(() => resolve('flush'), Math.max(0, deadline - Date.now()));
-          });
-    const next = timeout ? await Promise.race([pending, timeout]) : await pending;
-    clearTimeout(timer);
-    if (next === 'flush') {
-      await flush();
-      continue;
+  // The batch being written, if any; its failure is kept to be thrown where the loop next looks.
+  let writing: Promise<void> | null = null;
+  let failure: { error: unknown } | null = null;
+  let unwatched: Promise<'written'> | null = null;
+  const settle = async () => {
+    await writing;
+    writing = null;
+    if (failure) throw failure.error;
+  };
+  /** Hands the batch read so far to the writer, once the one before it is written. */
+  const flush = async () => {
+    await settle();
+    if (batch.length === 0) return;
+    const handed = batch;
+    batch = [];
+    writing = writeBatch(handed).catch((error: unknown) => {
+      failure = { error };
+    });
+    unwatched = writing.then(() => 'written' as const);
+  };
+
+  try {
+    let pending = iterator.next();
+    for (;;) {
+      const deadline = batch.length > 0 && options.batchMs !== null ? batchStarted + options.batchMs : null;
+      let timer: NodeJS.Timeout | undefined;
+      const timeout =
+        deadline === null
+          ? null
+          : new Promise<'flush'>((resolve) => {
+              timer = setTimeout(() => resolve('flush'), Math.max(0, deadline - Date.now()));
+            });
+      // A write that fails is noticed at once, even while no line comes (following a quiet input).
+      const racers: Promise<IteratorResult<string> | 'flush' | 'written'>[] = [pending];
+      if (timeout) racers.push(timeout);
+      if (unwatched) racers.push(unwatched);
+      const next = await Promise.race(racers);
+      clearTimeout(timer);
+      if (next === 'written') {
+        unwatched = null;
+        if (failure) break;
+        continue;
+      }
+      if (next === 'flush') {
+        await flush();
+        continue;
+      }
+      if (next.done || wasStopped) break;
+      pending = iterator.next();
+      lineNumber++;
+      // Lines already read come without a pause for I/O: while a batch is written, let the database's
+      // answers in every few lines, so that the write's next statement goes out without waiting for the
+      // parsing of a whole chunk of input.
+      if (writing && lineNumber % 16 === 0) await new Promise(setImmediate);
+      if (next.value.trim() === '') continue;
+      const parsed = parse(next.value);
+      if (!parsed.ok) {
+        const problem = parsed.problems.join('; ');
+        if (!options.skipInvalid) {
+          // What was handed to the writer before this line is written (or fails on its own).
+          await settle();
+          throw new StreamRefusal(lineNumber, problem, batch[0]?.line ?? null, written);
+        }
+        refuse(lineNumber, problem);
+        continue;
+      }
+      if (batch.length === 0) batchStarted = Date.now();
+      batch.push({ row: parsed.row, line: lineNumber });
+      if (batch.length >= options.batchSize) await flush();
     }
-    if (next.done || wasStopped) break;
-    pending = iterator.next();
-    lineNumber++;
-    if (next.value.trim() === '') continue;
-    const parsed = parse(next.value);
-    if (!parsed.ok) {
-      report(parsed.problems.join('; '), lineNumber);
-      continue;
-    }
-    if (batch.length === 0) batchStarted = Date.now();
-    batch.push({ row: parsed.row, line: lineNumber });
-    if (batch.length >= options.batchSize) await flush();
+    await flush();
+    await settle();
+  } finally {
+    options.signal?.removeEventListener('abort', stop);
+    lines.close();
+    // Nothing is left writing once it returns or throws (a write's own failure is kept, never thrown here).
+    await writing;
   }
-  await flush();
-  options.signal?.removeEventListener('abort', stop);
-  lines.close();
   return { lines: lineNumber, written, refused, stopped: wasStopped };
 }

@@ -10,8 +10,8 @@
  * `seq` is visible every lower one is committed or never will be (a rolled-back one is a gap). Only the
  * last statement of an import's transaction waits for the lock.
  */
-import { type Kysely, PostgresAdapter, sql, type Transaction } from 'kysely';
-import { slices } from './pages.js';
+import { type Kysely, sql, type Transaction } from 'kysely';
+import { isPostgres, withRows } from './rows.js';
 import type { Database } from './schema.js';
 
 export interface StoredEvent {
@@ -26,7 +26,7 @@ export interface EventRecord {
   document: string;
 }
 
-const isPostgres = (db: Kysely<Database>) => db.getExecutor().adapter instanceof PostgresAdapter;
+const EVENT_COLUMNS = ['account', 'movement_id', 'document', 'created_at'] as const;
 
 /** Records `events` in `trx`, the transaction of the write they announce, in order (see the order rule). */
 export async function recordMovementEvents(
@@ -38,11 +38,9 @@ export async function recordMovementEvents(
   if (isPostgres(trx)) {
     await sql`select pg_advisory_xact_lock(hashtext('movement_events_' || current_schema()))`.execute(trx);
   }
-  for (const slice of slices(events, 500)) {
-    await trx
-      .insertInto('movement_events')
-      .values(slice.map((e) => ({ ...e, created_at: at })))
-      .execute();
+  const rows = events.map((e) => ({ ...e, created_at: at }));
+  for (const values of withRows(trx, 'movement_events', EVENT_COLUMNS, rows)) {
+    await values(trx.insertInto('movement_events')).execute();
   }
 }
 

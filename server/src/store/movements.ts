@@ -10,9 +10,9 @@ import {
   type Keyset,
   lastOfEach,
   type PageSource,
-  slices,
 } from './pages.js';
-import type { Database, MovementRecord } from './schema.js';
+import { withRows } from './rows.js';
+import type { Database, MovementRecord, MovementTable } from './schema.js';
 
 export interface MovementQuery {
   account: string;
@@ -50,6 +50,24 @@ export async function findMovementDocument(db: Kysely<Database>, account: string
   return row?.document ?? null;
 }
 
+/** Every column of a stored movement. */
+const MOVEMENT_COLUMNS: readonly (keyof MovementTable)[] = [
+  'id',
+  'account',
+  'direction',
+  'status',
+  'source_platform_id',
+  'destination_platform_id',
+  'currency_id',
+  'amount',
+  'fee',
+  'created_at',
+  'updated_at',
+  'recipient_address',
+  'transactions',
+  'document',
+];
+
 /** A movement's place in its list: its account's list, by `created_at`. */
 const MOVEMENT_ORDER: FixedFields<MovementRecord, 'account' | 'created_at'> = {
   key: (row) => row.id,
@@ -79,10 +97,8 @@ export async function upsertMovements(
   if (rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
     const written = new Set<string>();
-    for (const slice of slices(rows)) {
-      const returned = await trx
-        .insertInto('movements')
-        .values(slice)
+    for (const values of withRows(trx, 'movements', MOVEMENT_COLUMNS, rows)) {
+      const returned = await values(trx.insertInto('movements'))
         .onConflict((oc) =>
           oc
             .column('id')

@@ -96,16 +96,3 @@ export function firstOrderChange<T, F extends keyof T & string>(
 export function lastOfEach<T>(rows: readonly T[], key: (row: T) => string): T[] {
   return [...new Map(rows.map((row) => [key(row), row])).values()];
 }
-
-/**
- * Rows per insert statement: a statement's values are bound parameters, at most 65,535 on PostgreSQL and
- * 32,766 on SQLite; a feed row has up to 15 columns, so 2,000 rows stay below both at any batch size.
- */
-const ROWS_PER_STATEMENT = 2000;
-
-/** `rows` in slices of at most `size`. */
-export function slices<T>(rows: readonly T[], size = ROWS_PER_STATEMENT): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
-  return out;
-}

@@ -10,9 +10,9 @@ import {
   lastOfEach,
   type PageSource,
   type SortOrder,
-  slices,
 } from './pages.js';
-import type { Database, TradeRecord } from './schema.js';
+import { withRows } from './rows.js';
+import type { Database, TradeRecord, TradeTable } from './schema.js';
 
 export interface TradeQuery {
   address: string;
@@ -53,6 +53,19 @@ export async function listTrades({ db, firstColumn }: PageSource, q: TradeQuery)
 
 const tradeKey = (row: Pick<TradeRecord, 'address' | 'id'>) => `${row.address}\n${row.id}`;
 
+/** Every column of a stored trade. */
+const TRADE_COLUMNS: readonly (keyof TradeTable)[] = [
+  'address',
+  'id',
+  'amount_currency_id',
+  'price_currency_id',
+  'type',
+  'timestamp',
+  'amount',
+  'price',
+  'document',
+];
+
 /** A trade's place in its list: its address's list, by `timestamp`. */
 const TRADE_ORDER: FixedFields<TradeRecord, 'timestamp'> = {
   key: tradeKey,
@@ -72,10 +85,8 @@ export async function upsertTrades(db: Kysely<Database>, batch: readonly TradeRe
   if (rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
     let written = 0;
-    for (const slice of slices(rows)) {
-      const returned = await trx
-        .insertInto('trades')
-        .values(slice)
+    for (const values of withRows(trx, 'trades', TRADE_COLUMNS, rows)) {
+      const returned = await values(trx.insertInto('trades'))
         .onConflict((oc) =>
           oc
             .columns(['address', 'id'])

@@ -1,0 +1,129 @@
+/**
+ * The streaming import's loop without a database: reading goes on while a batch is written, batches are
+ * written one at a time and in order, a failed write is noticed without waiting for more input, and a bad
+ * line waits for the batch before it.
+ */
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import type { Parsed } from '../../src/domain/feeds.js';
+import { importStream, StreamRefusal } from '../../src/operator/feed-stream.js';
+
+const parse = (line: string): Parsed<number> =>
+  /^\d+$/.test(line) ? { ok: true, row: Number(line) } : { ok: false, problems: ['not a number'] };
+
+/** A write that holds each batch until the test lets it go. */
+function heldWrites() {
+  const batches: number[][] = [];
+  const waiting: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  let active = 0;
+  let mostActive = 0;
+  return {
+    batches,
+    get mostActive() {
+      return mostActive;
+    },
+    write: (batch: number[]) =>
+      new Promise<void>((resolve, reject) => {
+        active++;
+        mostActive = Math.max(mostActive, active);
+        waiting.push({
+          resolve: () => {
+            active--;
+            batches.push(batch);
+            resolve();
+          },
+          reject: (error) => {
+            active--;
+            reject(error);
+          },
+        });
+      }),
+    release: () => waiting.shift()?.resolve(),
+    fail: (error: Error) => waiting.shift()?.reject(error),
+    get held() {
+      return waiting.length;
+    },
+  };
+}
+
+const until = async (condition: () => boolean) => {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 2));
+  expect(condition()).toBe(true);
+};
+
+describe('importStream', () => {
+  it('reads and checks the next lines while a batch is being written, and writes one batch at a time, in order', async () => {
+    const input = new PassThrough();
+    const writes = heldWrites();
+    let parsed = 0;
+    const done = importStream(
+      input,
+      (line) => {
+        parsed++;
+        return parse(line);
+      },
+      writes.write,
+      { batchSize: 2, batchMs: null, skipInvalid: false },
+    );
+    input.write('1\n2\n');
+    await until(() => writes.held === 1);
+    input.write('3\n4\n5\n');
+    // The first batch is still being written: the next batch is read and checked all the same, and waits.
+    await until(() => parsed === 4);
+    expect(writes.held).toBe(1);
+    writes.release();
+    await until(() => writes.held === 1);
+    writes.release();
+    input.end();
+    await until(() => writes.held === 1);
+    writes.release();
+    const report = await done;
+    expect(writes.batches).toEqual([[1, 2], [3, 4], [5]]);
+    expect(writes.mostActive).toBe(1);
+    expect(report).toMatchObject({ lines: 5, written: 5, refused: 0, stopped: false });
+  });
+
+  it('a failed write ends a following import at once, while its input stays open, and nothing after it is written', async () => {
+    const input = new PassThrough();
+    const writes = heldWrites();
+    const done = importStream(input, parse, writes.write, { batchSize: 1000, batchMs: 5, skipInvalid: false });
+    input.write('1\n2\n');
+    await until(() => writes.held === 1);
+    // No line comes after it, so no batch's time runs: only the write's own end can stop the import.
+    writes.fail(new Error('the database went away'));
+    await expect(done).rejects.toThrow('the database went away');
+    expect(writes.batches).toEqual([]);
+    expect(writes.held).toBe(0);
+  });
+
+  it('a bad line is refused once the batch before it is written, which the refusal counts', async () => {
+    const input = new PassThrough();
+    const writes = heldWrites();
+    const done = importStream(input, parse, writes.write, { batchSize: 2, batchMs: null, skipInvalid: false });
+    const refusal = expect(done).rejects.toThrow(
+      new StreamRefusal(4, 'not a number', 3, 2).message, // "line 4: …; nothing of lines 3–4 was written (the 2 record(s) before were)"
+    );
+    input.end('1\n2\n3\nx\n5\n');
+    await until(() => writes.held === 1);
+    writes.release();
+    await refusal;
+    expect(writes.batches).toEqual([[1, 2]]);
+  });
+
+  it('a line that arrives while a batch is written goes into the next batch, committed when its time is up', async () => {
+    const input = new PassThrough();
+    const writes = heldWrites();
+    const done = importStream(input, parse, writes.write, { batchSize: 1000, batchMs: 20, skipInvalid: false });
+    input.write('1\n');
+    await until(() => writes.held === 1);
+    // Arrives while the first batch is written: its batch is waiting, complete, when that write ends.
+    input.write('2\n');
+    await new Promise((r) => setTimeout(r, 40));
+    writes.release();
+    await until(() => writes.held === 1);
+    writes.release();
+    input.end();
+    await expect(done).resolves.toMatchObject({ written: 2 });
+    expect(writes.batches).toEqual([[1], [2]]);
+  });
+});
