@@ -929,7 +929,47 @@ async function measureImport(store, id, source, viaStdin) {
       (measurement.countOk ? '' : '  !! count differs'),
   );
   const label = viaStdin ? `cat FILE | movements import - (${store})` : `gateway movements import FILE (${store})`;
-  results.scenarios[id] = { id, label, kind: 'import', store, measurements: { gateway: measurement } };
+  const measurements = { gateway: measurement };
+  // Beside the file import, its baseline: the driver alone writing the same rows (lib/import-floor.mjs).
+  if (!viaStdin) measurements.floor = await measureImportFloor(store, id, source);
+  results.scenarios[id] = { id, label, kind: 'import', store, measurements };
+}
+
+/** The CLI's default `--batch-size` for a file (server/src/cli.ts), given to the floor too. */
+const IMPORT_BATCH = 5000;
+
+/**
+ * The storage's floor for an import: the same file written into another fresh database of the same schema
+ * by the database driver alone (no checks; the gateway's statements and batch size), pinned like the CLI.
+ */
+async function measureImportFloor(store, id, source) {
+  const { url, dataDir } = await freshDatabase(store, `${id}-floor`);
+  const env = gatewayEnv(url, dataDir);
+  await prepareDatabase(store, env, false);
+  const before = await machineBefore();
+  const run = await runTimed([path.join(BENCH, 'lib/import-floor.mjs'), url, source.file, String(IMPORT_BATCH)], {
+    core: 0,
+    env,
+    cwd: ROOT,
+    usageFile: path.join(tmpRoot, `${id}-floor.usage.json`),
+  });
+  const machine = machineAfter(before);
+  const stored = await storedMovements(env);
+  const floor = {
+    rps: source.lines / run.wallSeconds,
+    lines: source.lines,
+    stored,
+    wallSeconds: run.wallSeconds,
+    cpuSeconds: run.cpuSeconds,
+    cpuUsPerRecord: run.cpuSeconds === null ? null : (run.cpuSeconds * 1e6) / source.lines,
+    peakRssMiB: run.peakRssMiB,
+    ...machine,
+  };
+  log(
+    `  ${`${id} floor`.padEnd(18)} driver alone: ${fmt(floor.rps)} records/s, ${fmt(run.wallSeconds, 1)} s wall, CPU ${fmt(run.cpuSeconds, 1)} s, stored ${fmt(stored)}` +
+      `; machine ${fmt((machine.machineBusyDuring ?? 0) * 100)}% busy during it`,
+  );
+  return floor;
 }
 
 /**
@@ -1194,6 +1234,27 @@ function evaluate() {
           { value: g.loadAvg1After, pass: null, text: 'load', digits: 2 },
         ],
       });
+      if (m.floor) {
+        rows.push({
+          scenario: '',
+          id: s.id,
+          target: 'driver alone',
+          rps: m.floor.rps,
+          p50: null,
+          p99: null,
+          rss: m.floor.peakRssMiB,
+          cpu: m.floor.cpuUsPerRecord,
+          checks: [
+            {
+              ...check(m.floor.stored, (v) => v === m.floor.lines, `stored of ${fmt(m.floor.lines)} lines`),
+              digits: 0,
+            },
+            { value: m.floor.wallSeconds, pass: null, text: 's wall', digits: 1 },
+            { value: ratio(g.rps, m.floor.rps), pass: null, text: 'gateway ÷ floor', digits: 2 },
+            { value: m.floor.machineBusyDuring, pass: null, text: 'machine busy', percent: true },
+          ],
+        });
+      }
     }
     // --follow: lines answered a second in the req/s column, the latencies write → 200, the importer's RSS and CPU.
     if (s.kind === 'follow' && m.gateway) {

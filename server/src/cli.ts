@@ -33,7 +33,7 @@ interface Command {
 }
 
 const BATCH_OPTIONS: Command['options'] = {
-  'batch-size': { type: 'string', help: 'records per transaction, 1 to 5000 (default 1000)' },
+  'batch-size': { type: 'string', help: 'records per transaction, 1 to 100000 (default 5000; 1000 with --follow)' },
   follow: {
     type: 'boolean',
     help: 'keep reading standard input until it ends or SIGTERM/SIGINT, committing a batch at least every --batch-ms',
@@ -179,13 +179,22 @@ function integer(value: string | undefined, name: string, min: number, max: numb
   return n;
 }
 
+/**
+ * Records per transaction. A commit costs much the same whatever its size (SQLite writes out every page
+ * the batch touched, and ids are random, so a batch touches pages all over the indexes): larger batches
+ * import faster, while another writer (a sign-in) waits for at most one batch. 5,000 was the knee in
+ * bench/README.md's measurements; a followed stream commits smaller batches, and by time, for latency.
+ */
+const BATCH = 5000;
+const FOLLOW_BATCH = 1000;
+
 async function importCommand(
   kind: 'movements' | 'trades',
   source: string,
   values: Record<string, string | boolean | undefined>,
   help: string,
 ): Promise<number> {
-  const batchSize = integer(values['batch-size'] as string | undefined, 'batch-size', 1, 5000, help);
+  const batchSize = integer(values['batch-size'] as string | undefined, 'batch-size', 1, 100_000, help);
   const batchMs = integer(values['batch-ms'] as string | undefined, 'batch-ms', 1, 3_600_000, help);
   const follow = values.follow === true;
   const skipInvalid = values['skip-invalid'] === true;
@@ -195,7 +204,10 @@ async function importCommand(
   if (source !== '-') readable(source);
   if (source !== '-' && !skipInvalid) {
     const report = await withStore((store) =>
-      (kind === 'movements' ? importMovements : importTrades)(store, source, chainId, { batchSize, progress }),
+      (kind === 'movements' ? importMovements : importTrades)(store, source, chainId, {
+        batchSize: batchSize ?? BATCH,
+        progress,
+      }),
     );
     console.log(`${kind}: ${report.written} record(s) of ${report.lines} line(s) imported from ${source}`);
     return EXIT.done;
@@ -205,7 +217,7 @@ async function importCommand(
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort());
   const report = await withStore((store) =>
     streamFeed(kind, store, input, chainId, {
-      batchSize: batchSize ?? 1000,
+      batchSize: batchSize ?? (follow ? FOLLOW_BATCH : BATCH),
       batchMs: follow ? (batchMs ?? 200) : null,
       skipInvalid,
       signal: stop.signal,

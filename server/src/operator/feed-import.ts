@@ -59,7 +59,7 @@ export async function importFeed<T>(
   }
   let reported = 0;
   const report = await importStream(createReadStream(file, 'utf8'), parse, write, {
-    batchSize: options.batchSize ?? 1000,
+    batchSize: options.batchSize ?? 5000,
     batchMs: null,
     skipInvalid: false,
     progress: ({ written }) => {
