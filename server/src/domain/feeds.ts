@@ -34,8 +34,34 @@ function parseLine<Name extends 'MovementRecord' | 'TradeRecord', Row>(
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     return { ok: false, problems: problems.lines() };
   }
+  // Only an escape can put such a character in a line (JSON refuses a raw U+0000, and a decoded line holds
+  // no unpaired surrogate): most lines are not searched.
+  if (line.includes('\\u')) {
+    for (const path of unstorable(value)) problems.add(path, UNSTORABLE);
+  }
   const row = read(value as Schemas[Name], problems);
   return problems.any ? { ok: false, problems: problems.lines() } : { ok: true, row };
+}
+
+const UNSTORABLE = 'holds U+0000 or an unpaired surrogate, which no database here can store as text';
+// biome-ignore lint/suspicious/noControlCharactersInRegex: U+0000 is the character looked for.
+const UNSTORABLE_CHARACTER = /\u0000|\p{Cs}/u;
+
+/**
+ * Where a parsed record holds text PostgreSQL refuses (U+0000, an unpaired UTF-16 surrogate): refused with
+ * its line on both databases, rather than failing its batch's statement, or being stored on one only.
+ */
+function* unstorable(value: unknown, path: (string | number)[] = []): Generator<(string | number)[]> {
+  if (typeof value === 'string') {
+    if (UNSTORABLE_CHARACTER.test(value)) yield path;
+  } else if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) yield* unstorable(item, [...path, i]);
+  } else if (typeof value === 'object' && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      if (UNSTORABLE_CHARACTER.test(key)) yield path;
+      yield* unstorable(item, [...path, key]);
+    }
+  }
 }
 
 /**

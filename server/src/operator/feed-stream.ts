@@ -87,6 +87,7 @@ export async function importStream<T>(
   let batchStarted = 0;
   let lineNumber = 0;
   let written = 0;
+  let writtenThrough = 0;
   let refused = 0;
   let lastProgress = started;
 
@@ -127,10 +128,17 @@ export async function importStream<T>(
       }
     }
     written += rows.length;
+    // The reader is ahead of the writer: progress names the last line written, from which a resumed feed
+    // may start again, not the last line read.
+    writtenThrough = (handed.at(-1) as Numbered<T>).line;
     const now = Date.now();
     if (options.progress && now - lastProgress >= 1000) {
       lastProgress = now;
-      options.progress({ written, perSecond: Math.round((written * 1000) / (now - started)), lastLine: lineNumber });
+      options.progress({
+        written,
+        perSecond: Math.round((written * 1000) / (now - started)),
+        lastLine: writtenThrough,
+      });
     }
   };
 
@@ -155,11 +163,17 @@ export async function importStream<T>(
     unwatched = writing.then(() => 'written' as const);
   };
 
+  /** The next line; an input that fails while the loop waits for a write is thrown when the loop reads. */
+  const nextLine = () => {
+    const next = iterator.next();
+    next.catch(() => {});
+    return next;
+  };
+  let timer: NodeJS.Timeout | undefined;
   try {
-    let pending = iterator.next();
+    let pending = nextLine();
     for (;;) {
       const deadline = batch.length > 0 && options.batchMs !== null ? batchStarted + options.batchMs : null;
-      let timer: NodeJS.Timeout | undefined;
       const timeout =
         deadline === null
           ? null
@@ -182,7 +196,7 @@ export async function importStream<T>(
         continue;
       }
       if (next.done || wasStopped) break;
-      pending = iterator.next();
+      pending = nextLine();
       lineNumber++;
       // Lines already read come without a pause for I/O: while a batch is written, let the database's
       // answers in every few lines, so that the write's next statement goes out without waiting for the
@@ -207,6 +221,7 @@ export async function importStream<T>(
     await flush();
     await settle();
   } finally {
+    clearTimeout(timer);
     options.signal?.removeEventListener('abort', stop);
     lines.close();
     // Nothing is left writing once it returns or throws (a write's own failure is kept, never thrown here).

@@ -17,6 +17,12 @@ export const isPostgres = (db: Pick<Kysely<Database>, 'getExecutor'>): boolean =
  */
 const ROWS_PER_STATEMENT = 2000;
 
+/**
+ * Rows per JSON parameter: a default batch is one statement, and the text stays far below what one string
+ * may hold (a movement with its document is a few kilobytes; 10,000 of them some tens of megabytes).
+ */
+const JSON_ROWS_PER_STATEMENT = 10_000;
+
 /** `rows` in slices of at most `size`. */
 export function slices<T>(rows: readonly T[], size = ROWS_PER_STATEMENT): T[][] {
   const out: T[][] = [];
@@ -36,8 +42,9 @@ export function withRows<TB extends keyof Database & string, O>(
 ): ((insert: InsertQueryBuilder<Database, TB, O>) => InsertQueryBuilder<Database, TB, O>)[] {
   if (rows.length === 0) return [];
   if (!isPostgres(db)) return slices(rows).map((slice) => (insert) => insert.values(slice));
-  const json = JSON.stringify(rows, [...columns]);
-  const select = sql`select ${sql.join(columns.map((c) => sql.ref(c)))}
-    from json_populate_recordset(null::${sql.table(table)}, ${json}::json)`;
-  return [(insert) => insert.columns(columns).expression(select)];
+  return slices(rows, JSON_ROWS_PER_STATEMENT).map((slice) => {
+    const select = sql`select ${sql.join(columns.map((c) => sql.ref(c)))}
+      from json_populate_recordset(null::${sql.table(table)}, ${JSON.stringify(slice)}::json)`;
+    return (insert) => insert.columns(columns).expression(select);
+  });
 }

@@ -50,4 +50,16 @@ describe('feed records', () => {
       problems: ['address: not a ledger address of the T network'],
     });
   });
+
+  it('refuses text no database here can store (U+0000, an unpaired surrogate), naming the field', () => {
+    const unstorable = 'holds U+0000 or an unpaired surrogate, which no database here can store as text';
+    expect(movementProblems({ recipient_address: 'a\u0000b' })).toEqual([`recipient_address: ${unstorable}`]);
+    expect(movementProblems({ recipient_address: 'a\ud800' })).toEqual([`recipient_address: ${unstorable}`]);
+    expect(movementProblems({ recipient_address: '\udfff' })).toEqual([`recipient_address: ${unstorable}`]);
+    // Unescaped, U+0000 is not JSON at all (and a decoded line holds no unpaired surrogate).
+    const raw = JSON.stringify({ ...movement, recipient_address: 'ab' }).replace('"ab"', '"a\u0000b"');
+    expect(parseMovement(raw, 'W', decimalsOf)).toEqual({ ok: false, problems: ['not valid JSON'] });
+    // A character outside the BMP (a surrogate pair) is text like any other.
+    expect(movementProblems({ recipient_address: 'pay \ud83d\ude00' })).toEqual([]);
+  });
 });

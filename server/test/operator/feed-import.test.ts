@@ -3,6 +3,7 @@
  * movement's `created_at` or account, or a trade's `timestamp`, is refused naming its line, and nothing of
  * its batch is written; identical re-imports and other changes (a status) still go through.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -70,6 +71,18 @@ describe.each(DATABASES)('feed imports keep the order of lists on %s', (kind) =>
     expect(await movement('fresh-before')).toBeUndefined();
     expect(await movement('fresh-after')).toBeUndefined();
     expect(await movement(first.id)).toEqual(stored);
+  });
+
+  it('a line holding text the database cannot store is refused with its line, before anything is written', async () => {
+    const [kept, refused] = [randomUUID(), randomUUID()];
+    const file = feed([
+      { ...first, id: kept },
+      { ...first, id: refused, recipient_address: 'pay\ud800' },
+    ]);
+    await expect(importMovements(t.store, file, 'W')).rejects.toThrow(
+      'line 2: recipient_address: holds U+0000 or an unpaired surrogate, which no database here can store as text',
+    );
+    expect(await movement(kept)).toBeUndefined();
   });
 
   it('a movement moved to another account is refused the same way', async () => {

@@ -7,6 +7,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Parsed } from '../../src/domain/feeds.js';
 import { importStream, StreamRefusal } from '../../src/operator/feed-stream.js';
+import { OrderChange } from '../../src/store/pages.js';
 
 const parse = (line: string): Parsed<number> =>
   /^\d+$/.test(line) ? { ok: true, row: Number(line) } : { ok: false, problems: ['not a number'] };
@@ -52,6 +53,72 @@ const until = async (condition: () => boolean) => {
 };
 
 describe('importStream', () => {
+  it('a stop while a batch is written lets that write end, writes the lines read since, and returns', async () => {
+    const input = new PassThrough();
+    const writes = heldWrites();
+    const stop = new AbortController();
+    const done = importStream(input, parse, writes.write, {
+      batchSize: 2,
+      batchMs: null,
+      skipInvalid: false,
+      signal: stop.signal,
+    });
+    input.write('1\n2\n3\n');
+    await until(() => writes.held === 1);
+    stop.abort();
+    writes.release();
+    await until(() => writes.held === 1);
+    writes.release();
+    await expect(done).resolves.toMatchObject({ lines: 3, written: 3, stopped: true });
+    expect(writes.batches).toEqual([[1, 2], [3]]);
+  });
+
+  it('with skipInvalid, a record the store refuses for its order is reported with its line; the rest is written', async () => {
+    const batches: number[][] = [];
+    const refused: [number, string][] = [];
+    const write = async (batch: number[]) => {
+      const bad = batch.indexOf(13);
+      if (bad >= 0) throw new OrderChange(bad, 'movement 13', 'created_at', 'then', 'now', null);
+      batches.push(batch);
+    };
+    const input = new PassThrough();
+    const done = importStream(input, parse, write, {
+      batchSize: 3,
+      batchMs: null,
+      skipInvalid: true,
+      refused: (line, problem) => refused.push([line, problem]),
+    });
+    input.end('11\n\n12\n13\n14\n');
+    await expect(done).resolves.toMatchObject({ lines: 5, written: 3, refused: 1 });
+    expect(batches).toEqual([[11, 12], [14]]);
+    expect(refused).toEqual([
+      [4, 'movement 13 is stored with created_at then, not now, and what orders a list does not change once stored'],
+    ]);
+  });
+
+  it('progress names the last line written, not the last line read', async () => {
+    const input = new PassThrough();
+    const writes = heldWrites();
+    const progress: { written: number; lastLine: number }[] = [];
+    const done = importStream(input, parse, writes.write, {
+      batchSize: 2,
+      batchMs: null,
+      skipInvalid: false,
+      progress: ({ written, lastLine }) => progress.push({ written, lastLine }),
+    });
+    input.write('1\n2\n3\n4\n');
+    await until(() => writes.held === 1);
+    // Progress is reported at most once a second: the first write ends after one.
+    await new Promise((r) => setTimeout(r, 1050));
+    writes.release();
+    await until(() => progress.length === 1);
+    expect(progress[0]).toEqual({ written: 2, lastLine: 2 });
+    await until(() => writes.held === 1);
+    writes.release();
+    input.end();
+    await done;
+  });
+
   it('reads and checks the next lines while a batch is being written, and writes one batch at a time, in order', async () => {
     const input = new PassThrough();
     const writes = heldWrites();
@@ -92,6 +159,9 @@ describe('importStream', () => {
     // No line comes after it, so no batch's time runs: only the write's own end can stop the import.
     writes.fail(new Error('the database went away'));
     await expect(done).rejects.toThrow('the database went away');
+    // Lines that come later are not read, and no write starts after the failed one.
+    input.write('3\n4\n');
+    await new Promise((r) => setTimeout(r, 30));
     expect(writes.batches).toEqual([]);
     expect(writes.held).toBe(0);
   });
@@ -120,7 +190,10 @@ describe('importStream', () => {
     input.write('2\n');
     await new Promise((r) => setTimeout(r, 40));
     writes.release();
-    await until(() => writes.held === 1);
+    // Its time ran out during the first write: its batch is handed over as soon as that write ends, with
+    // no timer of its own still to run (one turn of the event loop, no timer phase needed).
+    await new Promise(setImmediate);
+    expect(writes.held).toBe(1);
     writes.release();
     input.end();
     await expect(done).resolves.toMatchObject({ written: 2 });
