@@ -8,7 +8,8 @@
  *
  * Reading goes on while a batch is written: the next batch is parsed while the database commits the last
  * (one write at a time, in order), and a line that arrives during a commit starts its batch's clock when it
- * arrives, not when the commit is over.
+ * arrives, not when the commit is over. (So with PostgreSQL, whose commits are waited for; SQLite's commits
+ * run on this thread, so what arrives during one is read, and its clock started, when it ends.)
  */
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
