@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from './config.js';
 import { CatalogueError } from './domain/catalogue.js';
 import { importMovements, importTrades, loadCatalogueFile, type Progress, streamFeed } from './operator/commands.js';
-import { ImportError } from './operator/feed-import.js';
+import { DEFAULT_BATCH, ImportError } from './operator/feed-import.js';
 import { ImportConflict, StreamRefusal } from './operator/feed-stream.js';
 import { readStatus, statusLines } from './operator/status.js';
 import { CatalogueConflict } from './store/catalogue.js';
@@ -179,13 +179,7 @@ function integer(value: string | undefined, name: string, min: number, max: numb
   return n;
 }
 
-/**
- * Records per transaction. A commit costs much the same whatever its size (SQLite writes out every page
- * the batch touched, and ids are random, so a batch touches pages all over the indexes): larger batches
- * import faster, while another writer (a sign-in) waits for at most one batch. 5,000 was the knee in
- * bench/README.md's measurements; a followed stream commits smaller batches, and by time, for latency.
- */
-const BATCH = 5000;
+/** Records per transaction of a followed stream: smaller batches, committed by time too, for latency. */
 const FOLLOW_BATCH = 1000;
 
 async function importCommand(
@@ -204,10 +198,7 @@ async function importCommand(
   if (source !== '-') readable(source);
   if (source !== '-' && !skipInvalid) {
     const report = await withStore((store) =>
-      (kind === 'movements' ? importMovements : importTrades)(store, source, chainId, {
-        batchSize: batchSize ?? BATCH,
-        progress,
-      }),
+      (kind === 'movements' ? importMovements : importTrades)(store, source, chainId, { batchSize, progress }),
     );
     console.log(`${kind}: ${report.written} record(s) of ${report.lines} line(s) imported from ${source}`);
     return EXIT.done;
@@ -217,7 +208,7 @@ async function importCommand(
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort());
   const report = await withStore((store) =>
     streamFeed(kind, store, input, chainId, {
-      batchSize: batchSize ?? (follow ? FOLLOW_BATCH : BATCH),
+      batchSize: batchSize ?? (follow ? FOLLOW_BATCH : DEFAULT_BATCH),
       batchMs: follow ? (batchMs ?? 200) : null,
       skipInvalid,
       signal: stop.signal,

@@ -10,23 +10,16 @@
  */
 
 import { EventStream } from '../lib/event-stream.js';
-import {
-  accountEventsAfter,
-  eventsBetween,
-  latestEventSeq,
-  prunedThrough,
-  pruneEventsBefore,
-  type StoredEvent,
-} from '../store/events.js';
+import { eventPositions, eventsBetween, pruneEventsBefore, type StoredEvent } from '../store/events.js';
 import type { Listening } from '../store/listener.js';
 import type { Store } from '../store/store.js';
 import type { Caller, Revoked } from './token-settings.js';
 
 /** How long events are kept: a resume from an older id is answered with a `reset` event. */
-export const RETENTION_MS = 24 * 60 * 60_000;
-export const HEARTBEAT_MS = 15_000;
+const RETENTION_MS = 24 * 60 * 60_000;
+const HEARTBEAT_MS = 15_000;
 /** The reconnection delay a stream asks for (milliseconds). */
-export const RETRY_MS = 2000;
+const RETRY_MS = 2000;
 const POLL_MS = 200;
 const PRUNE_EVERY_MS = 10 * 60_000;
 /** Up to this many accounts listened to, the reader reads only theirs; beyond, every event. */
@@ -82,7 +75,10 @@ export class AccountEvents {
    * does not answer yet, at once: the server starts anyway and the reader begins when the store answers.
    */
   async start(): Promise<void> {
-    this.#high = await latestEventSeq(this.#store.db).catch(() => null);
+    this.#high = await eventPositions(this.#store.db).then(
+      (p) => p.latest,
+      () => null,
+    );
     if (this.#store.dialect === 'postgres') {
       this.#listening = this.#store.listen('movement_events', {
         message: () => void this.catchUp().catch(() => {}),
@@ -122,7 +118,7 @@ export class AccountEvents {
   }
 
   async #readOnce(): Promise<void> {
-    const through = await latestEventSeq(this.#store.db);
+    const { latest: through } = await eventPositions(this.#store.db);
     if (this.#high === null) {
       this.#high = through;
       return;
@@ -165,13 +161,6 @@ export class AccountEvents {
       current?.delete(subscriber);
       if (current?.size === 0) this.#subscribers.delete(account);
     };
-  }
-
-  /** Streams open, all accounts together. */
-  get streams(): number {
-    let n = 0;
-    for (const set of this.#subscribers.values()) n += set.size;
-    return n;
   }
 
   /** Ends every stream and stops following the store. */
@@ -223,20 +212,19 @@ export async function openEventStream(
   stream.onClose(unsubscribe);
   try {
     stream.retry(RETRY_MS);
-    const latest = await latestEventSeq(db);
+    const { latest, pruned } = await eventPositions(db);
     if (lastEventId === undefined) {
       sent = latest;
       stream.position(latest);
     } else {
       const last = Number(lastEventId);
-      const pruned = await prunedThrough(db);
       if (last > latest || last < pruned) {
         sent = latest;
         stream.event('reset', latest, JSON.stringify({ type: 'reset', reason: last > latest ? 'unknown' : 'expired' }));
       } else {
         sent = last;
         for (;;) {
-          const missed = await accountEventsAfter(db, caller.account, sent, READ_BATCH);
+          const missed = await eventsBetween(db, sent, null, [caller.account], READ_BATCH);
           for (const event of missed) send(eventOf(event));
           if (missed.length < READ_BATCH || stream.over) break;
         }

@@ -24,6 +24,14 @@ export class ImportError extends Error {
   }
 }
 
+/**
+ * Records per transaction. A commit costs much the same whatever its size (SQLite writes out every page
+ * the batch touched, and ids are random, so a batch touches pages all over the indexes): larger batches
+ * import faster, while another writer (a sign-in) waits for at most one batch. 5,000 was the knee in
+ * bench/README.md's measurements; a followed stream commits smaller ones (cli.ts).
+ */
+export const DEFAULT_BATCH = 5000;
+
 const MAX_REPORTED = 50;
 
 async function* records<T>(file: string, parse: (line: string) => Parsed<T>) {
@@ -59,7 +67,7 @@ export async function importFeed<T>(
   }
   let reported = 0;
   const report = await importStream(createReadStream(file, 'utf8'), parse, write, {
-    batchSize: options.batchSize ?? 5000,
+    batchSize: options.batchSize ?? DEFAULT_BATCH,
     batchMs: null,
     skipInvalid: false,
     progress: ({ written }) => {

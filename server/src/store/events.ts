@@ -29,12 +29,9 @@ export interface EventRecord {
 const EVENT_COLUMNS = ['account', 'movement_id', 'document', 'created_at'] as const;
 
 /** Records `events` in `trx`, the transaction of the write they announce, in order (see the order rule). */
-export async function recordMovementEvents(
-  trx: Transaction<Database>,
-  events: readonly EventRecord[],
-  at = new Date().toISOString(),
-): Promise<void> {
+export async function recordMovementEvents(trx: Transaction<Database>, events: readonly EventRecord[]): Promise<void> {
   if (events.length === 0) return;
+  const at = new Date().toISOString();
   if (isPostgres(trx)) {
     await sql`select pg_advisory_xact_lock(hashtext('movement_events_' || current_schema()))`.execute(trx);
   }
@@ -45,10 +42,11 @@ export async function recordMovementEvents(
 }
 
 /**
- * The position of the newest event: the highest `seq` stored or pruned (0 before any). Every event up to it
- * is committed (the order rule), so a reader may take it as its high-water mark.
+ * Where the events stand: `latest`, the highest `seq` stored or pruned (0 before any), and `pruned`, the
+ * highest pruned (events at or below it are gone). Every event up to `latest` is committed (the order
+ * rule), so a reader may take it as its high-water mark.
  */
-export async function latestEventSeq(db: Kysely<Database>): Promise<number> {
+export async function eventPositions(db: Kysely<Database>): Promise<{ latest: number; pruned: number }> {
   const row = await db
     .selectFrom('event_retention')
     .select((eb) => [
@@ -60,51 +58,25 @@ export async function latestEventSeq(db: Kysely<Database>): Promise<number> {
     ])
     .where('id', '=', 1)
     .executeTakeFirst();
-  return Math.max(Number(row?.pruned_through ?? 0), Number(row?.latest ?? 0));
-}
-
-/** The highest `seq` pruned: events at or below it are gone. */
-export async function prunedThrough(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('event_retention').select('pruned_through').where('id', '=', 1).executeTakeFirst();
-  return Number(row?.pruned_through ?? 0);
+  const pruned = Number(row?.pruned_through ?? 0);
+  return { latest: Math.max(pruned, Number(row?.latest ?? 0)), pruned };
 }
 
 /**
- * The events after `after` up to `through` (inclusive), oldest first: of `accounts` only, or of every account
- * when it is null.
+ * The events after `after` up to `through` (inclusive; null: all of them), oldest first: of `accounts` only,
+ * or of every account when it is null.
  */
 export async function eventsBetween(
   db: Kysely<Database>,
   after: number,
-  through: number,
+  through: number | null,
   accounts: readonly string[] | null,
-  limit = 1000,
+  limit: number,
 ): Promise<StoredEvent[]> {
-  let query = db
-    .selectFrom('movement_events')
-    .select(['seq', 'account', 'document'])
-    .where('seq', '>', after)
-    .where('seq', '<=', through);
+  let query = db.selectFrom('movement_events').select(['seq', 'account', 'document']).where('seq', '>', after);
+  if (through !== null) query = query.where('seq', '<=', through);
   if (accounts !== null) query = query.where('account', 'in', accounts);
   const rows = await query.orderBy('seq').limit(limit).execute();
-  return rows.map((r) => ({ seq: Number(r.seq), account: r.account, document: r.document }));
-}
-
-/** The account's events after `after`, oldest first. */
-export async function accountEventsAfter(
-  db: Kysely<Database>,
-  account: string,
-  after: number,
-  limit = 1000,
-): Promise<StoredEvent[]> {
-  const rows = await db
-    .selectFrom('movement_events')
-    .select(['seq', 'account', 'document'])
-    .where('account', '=', account)
-    .where('seq', '>', after)
-    .orderBy('seq')
-    .limit(limit)
-    .execute();
   return rows.map((r) => ({ seq: Number(r.seq), account: r.account, document: r.document }));
 }
 

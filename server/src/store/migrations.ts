@@ -2,10 +2,9 @@
  * Migrations, the same for SQLite and PostgreSQL. Every list query is a keyset scan over one of the
  * indexes created here (see docs in the README's "Store" section).
  */
-import { type Kysely, type Migration, type MigrationProvider, Migrator, PostgresAdapter, sql } from 'kysely';
-
-/** Which database a migration runs on, for the few statements the two write differently. */
-const isPostgres = (db: Kysely<unknown>) => db.getExecutor().adapter instanceof PostgresAdapter;
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+// Which database a migration runs on, for the few statements the two write differently.
+import { isPostgres } from './rows.js';
 
 const initial: Migration = {
   async up(db: Kysely<unknown>) {

@@ -8,7 +8,8 @@
 import { type InsertObject, type InsertQueryBuilder, type Kysely, PostgresAdapter, sql } from 'kysely';
 import type { Database } from './schema.js';
 
-export const isPostgres = (db: Pick<Kysely<Database>, 'getExecutor'>): boolean =>
+/** Whether `db` (a store's Kysely, a transaction, the migrations' untyped Kysely) is PostgreSQL. */
+export const isPostgres = (db: { getExecutor(): { readonly adapter: unknown } }): boolean =>
   db.getExecutor().adapter instanceof PostgresAdapter;
 
 /**
@@ -24,7 +25,7 @@ const ROWS_PER_STATEMENT = 2000;
 const JSON_ROWS_PER_STATEMENT = 10_000;
 
 /** `rows` in slices of at most `size`. */
-export function slices<T>(rows: readonly T[], size = ROWS_PER_STATEMENT): T[][] {
+function slices<T>(rows: readonly T[], size = ROWS_PER_STATEMENT): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
   return out;
@@ -32,7 +33,8 @@ export function slices<T>(rows: readonly T[], size = ROWS_PER_STATEMENT): T[][] 
 
 /**
  * The statements that insert `rows` into `table`: each gives an insert its rows (then its conflict clause
- * and what it returns are added as usual). Every row names `columns`, and nothing else is read of it.
+ * and what it returns are added as usual). Every row holds exactly `columns` (SQLite's VALUES lists take
+ * every key of a row; PostgreSQL's JSON reads `columns` only).
  */
 export function withRows<TB extends keyof Database & string, O>(
   db: Kysely<Database>,
@@ -40,7 +42,6 @@ export function withRows<TB extends keyof Database & string, O>(
   columns: readonly (keyof Database[TB] & string)[],
   rows: readonly InsertObject<Database, TB>[],
 ): ((insert: InsertQueryBuilder<Database, TB, O>) => InsertQueryBuilder<Database, TB, O>)[] {
-  if (rows.length === 0) return [];
   if (!isPostgres(db)) return slices(rows).map((slice) => (insert) => insert.values(slice));
   return slices(rows, JSON_ROWS_PER_STATEMENT).map((slice) => {
     const select = sql`select ${sql.join(columns.map((c) => sql.ref(c)))}
