@@ -14,10 +14,16 @@ import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkCompatibility, compareVersions, releasedDir, releasedVersions, report } from './spec-compat.mjs';
+import {
+  checkCompatibility,
+  compareVersions,
+  PACKAGES,
+  releasedDir,
+  releasedVersions,
+  report,
+} from './spec-compat.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-export const PACKAGES = ['client', 'server', 'ledger', 'generated'];
 const SPEC = path.join(root, 'spec/openapi.yaml');
 const BUNDLE = path.join(root, 'generated/openapi.json');
 

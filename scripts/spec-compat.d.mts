@@ -17,6 +17,7 @@ export interface Verdict extends Comparison {
   versionError: string | null;
 }
 export const releasedDir: string;
+export const PACKAGES: readonly string[];
 export function releasedVersions(dir?: string): string[];
 export function compareVersions(a: string, b: string): number;
 export function compareDocuments(before: unknown, after: unknown): Comparison;

@@ -28,6 +28,8 @@ import { apiCompare } from 'api-smart-diff';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const releasedDir = path.join(root, 'spec/released');
+/** The packages that carry the API's version (with spec/openapi.yaml's info.version). */
+export const PACKAGES = ['client', 'server', 'ledger', 'generated'];
 
 const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 const UPPER = new Set(['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties']);

@@ -8,16 +8,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { releasedVersions } from '../../scripts/spec-compat.mjs';
+import { PACKAGES, releasedVersions } from '../../scripts/spec-compat.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const RELEASE = path.join(root, 'scripts/release.mjs');
 /** What a release writes: compared before and after each refusal. */
-const WRITTEN = [
-  'spec/openapi.yaml',
-  'package-lock.json',
-  ...['client', 'server', 'ledger', 'generated'].map((d) => `${d}/package.json`),
-];
+const WRITTEN = ['spec/openapi.yaml', 'package-lock.json', ...PACKAGES.map((d) => `${d}/package.json`)];
 const contents = () => WRITTEN.map((file) => readFileSync(path.join(root, file), 'utf8'));
 const release = (...args: string[]) =>
   spawnSync(process.execPath, [RELEASE, ...args], { cwd: root, encoding: 'utf8', timeout: 30_000 });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { compareVersions, releasedVersions } from '../../scripts/spec-compat.mjs';
+import { compareVersions, PACKAGES, releasedVersions } from '../../scripts/spec-compat.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
@@ -19,7 +19,7 @@ describe('versions', () => {
     expect(specVersion).toMatch(/^\d+\.\d+\.\d+$/);
   });
 
-  it.each(['client', 'server', 'ledger', 'generated'])('%s/package.json carries the spec version', (dir) => {
+  it.each(PACKAGES)('%s/package.json carries the spec version', (dir) => {
     expect(JSON.parse(read(`${dir}/package.json`)).version).toBe(specVersion);
   });
 
@@ -29,8 +29,7 @@ describe('versions', () => {
 
   it('package-lock.json records the same versions for the workspaces', () => {
     const lock = JSON.parse(read('package-lock.json'));
-    for (const dir of ['client', 'server', 'ledger', 'generated'])
-      expect(lock.packages[dir].version, dir).toBe(specVersion);
+    for (const dir of PACKAGES) expect(lock.packages[dir].version, dir).toBe(specVersion);
   });
 
   it('CHANGELOG.md has a section for the version', () => {

@@ -124,9 +124,12 @@ describe('the client against the real server, end to end', () => {
     gateway = await startGateway();
   }, 60_000);
   afterAll(() => gateway?.stop());
+  /** A client of the real server, as the deployed web app configures it, with `options` on top. */
+  const realClient = (options: Partial<Parameters<typeof createGatewayClient>[0]> = {}) =>
+    createGatewayClient({ baseUrl: gateway.url, chainId: 'W', clientId: 'waves.exchange', ...options });
 
   it('signs in with the demo seed, pages through movements and trades', async () => {
-    const client = createGatewayClient({ baseUrl: gateway.url, chainId: 'W', clientId: 'waves.exchange' });
+    const client = realClient();
     await client.login(signer, { lifetime: 3600 });
     const movements = [];
     for await (const movement of client.movements({ pageSize: 7 })) movements.push(movement);
@@ -155,16 +158,13 @@ describe('the client against the real server, end to end', () => {
 
   it('logout signs the device out: its access token and its refresh token are refused', async () => {
     const storage = memoryStorage();
-    const client = createGatewayClient({ baseUrl: gateway.url, chainId: 'W', clientId: 'waves.exchange', storage });
+    const client = realClient({ storage });
     const tokens = await client.login(signer, { lifetime: 3600 });
     expect((await client.api.GET('/v1/movements', { params: { query: { limit: 1 } } })).response.status).toBe(200);
     await client.logout();
     expect(await client.session()).toBeNull();
     // Someone who copied the tokens before the logout gets nothing with them.
-    const copy = createGatewayClient({
-      baseUrl: gateway.url,
-      chainId: 'W',
-      clientId: 'waves.exchange',
+    const copy = realClient({
       storage: memoryStorage(tokens),
     });
     const error = await copy.api.GET('/v1/movements', { params: { query: { limit: 1 } } }).catch((e: unknown) => e);
@@ -180,19 +180,13 @@ describe('the client against the real server, end to end', () => {
   it('refreshes before expiry; a reused refresh token ends the other session with a clear error', async () => {
     let clock = Date.now();
     const storage = memoryStorage();
-    const client = createGatewayClient({
-      baseUrl: gateway.url,
-      chainId: 'W',
-      clientId: 'waves.exchange',
+    const client = realClient({
       storage,
       now: () => clock,
     });
     const first = await client.login(signer, { lifetime: 120 });
     // A copy of the session (another tab holding the same tokens).
-    const copy = createGatewayClient({
-      baseUrl: gateway.url,
-      chainId: 'W',
-      clientId: 'waves.exchange',
+    const copy = realClient({
       storage: memoryStorage({ ...first }),
       now: () => clock,
     });
@@ -213,10 +207,7 @@ describe('the client against the real server, end to end', () => {
   });
 
   it('tells an invalid token from other failures', async () => {
-    const client = createGatewayClient({
-      baseUrl: gateway.url,
-      chainId: 'W',
-      clientId: 'waves.exchange',
+    const client = realClient({
       storage: memoryStorage({
         accessToken: 'a.b.c',
         refreshToken: 'rt_x',
@@ -230,10 +221,7 @@ describe('the client against the real server, end to end', () => {
 
   it('events(): a movement imported by another process arrives on the stream', async () => {
     const watch = watchedFetch();
-    const client = createGatewayClient({
-      baseUrl: gateway.url,
-      chainId: 'W',
-      clientId: 'waves.exchange',
+    const client = realClient({
       fetch: watch.fetch,
     });
     await client.login(signer, { lifetime: 3600 });
@@ -252,10 +240,7 @@ describe('the client against the real server, end to end', () => {
 
   it('events(): the stream ends when a short-lived token expires; the client refreshes and resumes', async () => {
     const watch = watchedFetch();
-    const client = createGatewayClient({
-      baseUrl: gateway.url,
-      chainId: 'W',
-      clientId: 'waves.exchange',
+    const client = realClient({
       fetch: watch.fetch,
       refreshMarginSeconds: 0,
     });
