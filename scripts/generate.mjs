@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { HAND_WRITTEN } from './hand-written.mjs';
+import { resolveRef as followRef, HTTP_METHODS } from './openapi-document.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
@@ -26,7 +27,6 @@ const { values: args } = parseArgs({
 const HEADER = `// DO NOT EDIT. Generated from spec/ by \`npm run generate\` (scripts/generate.mjs).
 // Change the spec and regenerate instead.
 `;
-const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /** Bundles the split YAML document into one JSON document with Redocly (the tool that lints it). */
 function bundleSpec(specPath) {
@@ -44,19 +44,11 @@ function bundleSpec(specPath) {
   }
 }
 
-/** Follows a local `$ref` (`#/components/...`) of the bundled document. */
+/** Follows the local `$ref`s of a node of the bundled document; fails when one leads nowhere. */
 function resolveRef(doc, node) {
-  let current = node;
-  while (current && typeof current.$ref === 'string') {
-    if (!current.$ref.startsWith('#/')) throw new Error(`unexpected non-local $ref ${current.$ref}`);
-    current = current.$ref
-      .slice(2)
-      .split('/')
-      .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))
-      .reduce((acc, key) => acc?.[key], doc);
-  }
-  if (!current) throw new Error(`unresolvable $ref ${node.$ref}`);
-  return current;
+  const found = followRef(doc, node);
+  if (found === undefined || typeof found?.$ref === 'string') throw new Error(`unresolvable $ref ${node.$ref}`);
+  return found;
 }
 
 /** Every operation of the document, in path order, with what the server and client need to know of it. */

@@ -25,13 +25,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { apiCompare } from 'api-smart-diff';
+import { HTTP_METHODS, pointer, resolveRef as resolve } from './openapi-document.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 export const releasedDir = path.join(root, 'spec/released');
 /** The packages that carry the API's version (with spec/openapi.yaml's info.version). */
 export const PACKAGES = ['client', 'server', 'ledger', 'generated'];
 
-const METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
+const METHODS = new Set(HTTP_METHODS);
 const UPPER = new Set(['maximum', 'exclusiveMaximum', 'maxLength', 'maxItems', 'maxProperties']);
 const LOWER = new Set(['minimum', 'exclusiveMinimum', 'minLength', 'minItems', 'minProperties']);
 const CONSTRAINTS = new Set(['pattern', 'format', 'const', 'multipleOf']);
@@ -69,29 +70,6 @@ export function compareVersions(a, b) {
 }
 
 const major = (v) => Number(String(v).split('.')[0]);
-
-function resolve(doc, node) {
-  let seen = 0;
-  while (
-    node &&
-    typeof node === 'object' &&
-    typeof node.$ref === 'string' &&
-    node.$ref.startsWith('#/') &&
-    seen++ < 20
-  ) {
-    node = pointer(doc, node.$ref.slice(2).split('/'));
-  }
-  return node;
-}
-
-function pointer(doc, segments) {
-  let node = doc;
-  for (const raw of segments) {
-    if (node == null || typeof node !== 'object') return undefined;
-    node = node[String(raw).replaceAll('~1', '/').replaceAll('~0', '~')];
-  }
-  return node;
-}
 
 /** The node at `segments` of `start`, following local $refs of `doc` at every step. */
 function walk(doc, start, segments) {

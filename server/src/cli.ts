@@ -7,7 +7,7 @@
  */
 import { accessSync, constants, createReadStream, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { CatalogueError } from './domain/catalogue.js';
 import { importMovements, importTrades, loadCatalogueFile, type Progress, streamFeed } from './operator/commands.js';
 import { DEFAULT_BATCH, ImportError } from './operator/feed-import.js';
@@ -157,8 +157,7 @@ function readable(file: string): void {
 }
 
 /** Runs against the configured database, migrated first unless told otherwise. */
-async function withStore<T>(run: (store: Store) => Promise<T>, migrateFirst = true): Promise<T> {
-  const config = loadConfig();
+async function withStore<T>(config: Config, run: (store: Store) => Promise<T>, migrateFirst = true): Promise<T> {
   const store = openStore(config.databaseUrl, { poolSize: 2 });
   try {
     if (migrateFirst) await store.migrate();
@@ -194,10 +193,11 @@ async function importCommand(
   const skipInvalid = values['skip-invalid'] === true;
   if (follow && source !== '-') throw new UsageError('--follow reads standard input: give - as the source', help);
   if (batchMs !== undefined && !follow) throw new UsageError('--batch-ms goes with --follow', help);
-  const { chainId } = loadConfig();
+  const config = loadConfig();
+  const { chainId } = config;
   if (source !== '-') readable(source);
   if (source !== '-' && !skipInvalid) {
-    const report = await withStore((store) =>
+    const report = await withStore(config, (store) =>
       (kind === 'movements' ? importMovements : importTrades)(store, source, chainId, { batchSize, progress }),
     );
     console.log(`${kind}: ${report.written} record(s) of ${report.lines} line(s) imported from ${source}`);
@@ -206,7 +206,7 @@ async function importCommand(
   const input = source === '-' ? process.stdin : createReadStream(source, 'utf8');
   const stop = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort());
-  const report = await withStore((store) =>
+  const report = await withStore(config, (store) =>
     streamFeed(kind, store, input, chainId, {
       batchSize: batchSize ?? (follow ? FOLLOW_BATCH : DEFAULT_BATCH),
       batchMs: follow ? (batchMs ?? 200) : null,
@@ -279,19 +279,19 @@ async function main(argv: string[]): Promise<number> {
       return -1;
     }
     case 'migrate': {
-      const applied = await withStore((store) => store.migrate(), false);
+      const applied = await withStore(loadConfig(), (store) => store.migrate(), false);
       console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
       return EXIT.done;
     }
     case 'status': {
       const config = loadConfig();
-      const status = await withStore((store) => readStatus(store, config), false);
+      const status = await withStore(config, (store) => readStatus(store, config), false);
       console.log(values.json ? JSON.stringify(status, null, 2) : statusLines(status).join('\n'));
       return status.database.answers ? EXIT.done : EXIT.databaseUnavailable;
     }
     case 'catalogue load':
       readable(argument);
-      await withStore((store) => loadCatalogueFile(store, argument));
+      await withStore(loadConfig(), (store) => loadCatalogueFile(store, argument));
       console.log(`catalogue loaded from ${argument}`);
       return EXIT.done;
     case 'movements import':

@@ -5,7 +5,6 @@
  * declared in the spec and reaches this file through `operationMeta`.
  */
 
-import { Readable } from 'node:stream';
 import { type HandlerMap, type OperationId, type OperationMeta, operationMeta } from '@gateway/generated';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Context } from './context.js';
@@ -104,12 +103,12 @@ export function routeResolver({ handlers, publicContext, rateLimit }: RouteSetti
           reply.headers(deprecationHeaders(meta, (request.params ?? {}) as Record<string, string>, result.body));
         }
         if (result.headers) reply.headers(result.headers);
-        // A stream (text/event-stream) is piped as it is written; the client's going away destroys it.
-        if (result.body instanceof Readable) return reply.code(result.status).send(result.body);
-        // Stored JSON text goes out as it is; objects through the response schema's serializer.
+        // Stored JSON text goes out as it is.
         if (result.body instanceof JsonText) {
           return reply.code(result.status).type('application/json; charset=utf-8').send(result.body.json);
         }
+        // Objects through the response schema's serializer; a stream (text/event-stream) is piped as it is
+        // written, and the client's going away destroys it.
         return reply.code(result.status).send(result.body);
       },
     };

@@ -6,7 +6,7 @@
  * served from the package's own openapi.json.
  */
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -90,7 +90,9 @@ describe('the packed @gateway/client in a project outside the workspace', () => 
 
   it('installs with registry dependencies only, and ships its types and the OpenAPI document', () => {
     const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8'));
-    expect(project.startsWith(ROOT)).toBe(false);
+    // Unpacked from the tarball, not linked to the workspace (as `npm install ./client` would do).
+    expect(lstatSync(installed).isSymbolicLink()).toBe(false);
+    expect(realpathSync(installed).startsWith(realpathSync(ROOT))).toBe(false);
     expect(Object.keys(manifest.dependencies).filter((name) => name.startsWith('@gateway/'))).toEqual([]);
     expect(readdirSync(path.join(project, 'node_modules/@gateway'))).toEqual(['client']);
     expect(manifest.exports['./openapi.json']).toBe('./dist/openapi.json');

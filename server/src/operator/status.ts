@@ -8,7 +8,6 @@ import path from 'node:path';
 import type { Kysely } from 'kysely';
 import type { Config } from '../config.js';
 import { loadSecrets } from '../secrets.js';
-import { migrationState } from '../store/migrations.js';
 import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 
@@ -27,7 +26,7 @@ export interface Status {
   } | null;
 }
 
-async function count(db: Kysely<Database>, table: 'movements' | 'trades' | 'token_families'): Promise<number> {
+async function count(db: Kysely<Database>, table: 'movements' | 'trades'): Promise<number> {
   const row = await db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll().as('n'))
@@ -52,23 +51,22 @@ export async function readStatus(store: Store, config: Config): Promise<Status> 
   const keys = keysOf(config);
   if (!database.answers) return { database, migrations: null, catalogueVersion: null, keys, counts: null };
   const { db } = store;
-  const { applied, pending } = await migrationState(db as Kysely<unknown>);
+  const { applied, pending } = await store.migrationState();
   if (applied.length === 0) {
     return { database, migrations: { current: null, pending }, catalogueVersion: null, keys, counts: null };
   }
   const catalogue = await db.selectFrom('catalogue_version').select('version').where('id', '=', 1).executeTakeFirst();
-  const [movements, trades, tokenFamilies, revoked, accounts] = await Promise.all([
+  const [movements, trades, families] = await Promise.all([
     count(db, 'movements'),
     count(db, 'trades'),
-    count(db, 'token_families'),
+    // One scan: the families, those revoked (a count skips nulls) and the accounts they were issued to.
     db
       .selectFrom('token_families')
-      .select((eb) => eb.fn.countAll().as('n'))
-      .where('revoked_at', 'is not', null)
-      .executeTakeFirstOrThrow(),
-    db
-      .selectFrom('token_families')
-      .select((eb) => eb.fn.count('account').distinct().as('n'))
+      .select((eb) => [
+        eb.fn.countAll().as('all'),
+        eb.fn.count('revoked_at').as('revoked'),
+        eb.fn.count('account').distinct().as('accounts'),
+      ])
       .executeTakeFirstOrThrow(),
   ]);
   return {
@@ -79,9 +77,9 @@ export async function readStatus(store: Store, config: Config): Promise<Status> 
     counts: {
       movements,
       trades,
-      accounts: Number(accounts.n),
-      tokenFamilies,
-      revokedFamilies: Number(revoked.n),
+      accounts: Number(families.accounts),
+      tokenFamilies: Number(families.all),
+      revokedFamilies: Number(families.revoked),
     },
   };
 }

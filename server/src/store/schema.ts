@@ -167,6 +167,8 @@ export interface Store {
    * (store/documents.ts); returns what it did (migration names, rows rendered).
    */
   migrate(): Promise<string[]>;
+  /** The migrations applied to this store and those still pending, by name (nothing is applied). */
+  migrationState(): Promise<{ applied: string[]; pending: string[] }>;
   /**
    * The first column of every row of a compiled query, without building an object per row: the hot list
    * pages read their documents this way (a driver's per-row and per-value cost is most of a page's time).

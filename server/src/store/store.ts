@@ -8,7 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { listenPostgres } from './listener.js';
-import { migrateToLatest } from './migrations.js';
+import { migrateToLatest, migrationState } from './migrations.js';
 import { refreshDocuments } from './refresh-documents.js';
 import type { Database, DialectName, Store } from './schema.js';
 
@@ -189,6 +189,7 @@ function storeOf(
       const rendered = await refreshDocuments(db);
       return rendered > 0 ? [...applied, `documents of ${rendered} rows rendered`] : applied;
     },
+    migrationState: () => migrationState(db as Kysely<unknown>, schema),
     async ping() {
       try {
         await db.selectNoFrom((eb) => eb.val(1).as('one')).execute();

@@ -1,6 +1,7 @@
 /**
- * On PostgreSQL, list pages are read with named prepared statements: each page query is parsed and planned
- * once per connection, then only bound and executed (store/store.ts `statementNames`).
+ * The store's own state: its migrations, read from its own schema. On PostgreSQL, list pages are read with
+ * named prepared statements: each page query is parsed and planned once per connection, then only bound and
+ * executed (store/store.ts `statementNames`).
  */
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +9,7 @@ import { listMovements, upsertMovements } from '../../src/store/movements.js';
 import type { MovementRecord } from '../../src/store/schema.js';
 import { statementNames } from '../../src/store/store.js';
 import { listTrades } from '../../src/store/trades.js';
-import { createTestStore, type TestStore } from '../support/databases.js';
+import { createTestStore, DATABASES, type TestStore } from '../support/databases.js';
 
 const movementOf = (i: number): MovementRecord => ({
   id: `prepared-${String(i).padStart(2, '0')}`,
@@ -24,6 +25,24 @@ const movementOf = (i: number): MovementRecord => ({
   updated_at: new Date(Date.UTC(2024, 0, 1, 0, i)).toISOString(),
   recipient_address: 'recipient',
   transactions: '[]',
+});
+
+describe.each(DATABASES)('migration state on %s', (kind) => {
+  it('is the store’s own: none applied before migrate, all after (a migrated neighbour schema aside)', async () => {
+    // On PostgreSQL the migrator finds its tables by name in any schema: a neighbour's must not count.
+    const neighbour = await createTestStore(kind);
+    const t = await createTestStore(kind, { migrate: false });
+    try {
+      const before = await t.store.migrationState();
+      expect(before.applied).toEqual([]);
+      expect(before.pending).toContain('0001_catalogue_and_feeds');
+      await t.store.migrate();
+      const after = await t.store.migrationState();
+      expect(after).toEqual({ applied: before.pending, pending: [] });
+    } finally {
+      await Promise.all([t.close(), neighbour.close()]);
+    }
+  });
 });
 
 describe('page reads on PostgreSQL', () => {
