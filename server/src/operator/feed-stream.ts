@@ -3,8 +3,8 @@
  * written in batches, each batch one transaction, committed every `batchSize` records or, when following,
  * `batchMs` after its first record arrived, whichever comes first. Upserts by key make a replayed stream
  * change nothing twice. A bad line stops the import with its line number and nothing of its batch written;
- * with `skipInvalid` it is reported and the rest is written. A stop (the signal: SIGTERM, SIGINT) ends
- * reading, writes the batch read so far, and returns: only whole batches are ever written.
+ * with `skipInvalid` it is reported (refusals in line order) and the rest is written. A stop (the signal:
+ * SIGTERM, SIGINT) ends reading, writes the batch read so far, and returns: only whole batches are written.
  *
  * Reading goes on while a batch is written: the next batch is parsed while the database commits the last
  * (one write at a time, in order), and a line that arrives during a commit starts its batch's clock when it
@@ -102,9 +102,21 @@ export async function importStream<T>(
   if (options.signal?.aborted) stop();
   else options.signal?.addEventListener('abort', stop, { once: true });
 
-  const refuse = (line: number, problem: string) => {
+  const report = (line: number, problem: string) => {
     refused++;
     options.refused?.(line, problem);
+  };
+  // While a batch is written, the lines read are after it: their refusals wait for the write, whose own
+  // (a record refused for its order) come first, so that refusals are reported in line order.
+  let held: [number, string][] | null = null;
+  const refuse = (line: number, problem: string) => {
+    if (held) held.push([line, problem]);
+    else report(line, problem);
+  };
+  const release = () => {
+    const waiting = held ?? [];
+    held = null;
+    for (const [line, problem] of waiting) report(line, problem);
   };
 
   /**
@@ -121,7 +133,7 @@ export async function importStream<T>(
         if (!(error instanceof OrderChange)) throw error;
         const numbers = rows.map((b) => b.line);
         if (!options.skipInvalid) throw new ImportConflict(error, numbers, written);
-        refuse(
+        report(
           numbers[error.index] as number,
           orderProblem(error, (i) => numbers[i] as number),
         );
@@ -158,9 +170,12 @@ export async function importStream<T>(
     if (batch.length === 0) return;
     const handed = batch;
     batch = [];
-    writing = writeBatch(handed).catch((error: unknown) => {
-      failure = { error };
-    });
+    held = [];
+    writing = writeBatch(handed)
+      .catch((error: unknown) => {
+        failure = { error };
+      })
+      .finally(release);
     unwatched = writing.then(() => 'written' as const);
   };
 

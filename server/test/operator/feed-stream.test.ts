@@ -96,6 +96,37 @@ describe('importStream', () => {
     ]);
   });
 
+  it('with skipInvalid, refusals come in line order: a bad line read while a batch is written waits for it', async () => {
+    const refused: number[] = [];
+    const writes = heldWrites();
+    const input = new PassThrough();
+    const done = importStream(input, parse, writes.write, {
+      batchSize: 2,
+      batchMs: null,
+      skipInvalid: true,
+      refused: (line) => refused.push(line),
+    });
+    input.write('1\n2\n');
+    await until(() => writes.held === 1);
+    // Read while the batch of lines 1–2 is written: refused, but reported only after that batch.
+    input.write('x\n4\n');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(refused).toEqual([]);
+    // The store refuses line 2 for its order: reported at once; the batch is written again without it.
+    writes.fail(new OrderChange(1, 'movement 2', 'created_at', 'then', 'now', null));
+    await until(() => writes.held === 1);
+    expect(refused).toEqual([2]);
+    writes.release();
+    await until(() => refused.length === 2);
+    expect(refused).toEqual([2, 3]);
+    input.end('y\n');
+    await until(() => writes.held === 1);
+    writes.release();
+    await expect(done).resolves.toMatchObject({ lines: 5, written: 2, refused: 3 });
+    expect(refused).toEqual([2, 3, 5]);
+    expect(writes.batches).toEqual([[1], [4]]);
+  });
+
   it('progress names the last line written, not the last line read', async () => {
     const input = new PassThrough();
     const writes = heldWrites();
