@@ -47,7 +47,7 @@ function bundleSpec(specPath) {
 /** Follows the local `$ref`s of a node of the bundled document; fails when one leads nowhere. */
 function resolveRef(doc, node) {
   const found = followRef(doc, node);
-  if (found === undefined || typeof found?.$ref === 'string') throw new Error(`unresolvable $ref ${node.$ref}`);
+  if (found == null || typeof found.$ref === 'string') throw new Error(`unresolvable $ref ${node.$ref}`);
   return found;
 }
 

@@ -106,17 +106,21 @@ export async function importStream<T>(
     refused++;
     options.refused?.(line, problem);
   };
-  // While a batch is written, the lines read are after it: their refusals wait for the write, whose own
-  // (a record refused for its order) come first, so that refusals are reported in line order.
-  let held: [number, string][] | null = null;
+  // Refusals are reported in line order: a bad line comes after the records read before it, which the store
+  // may still refuse when their batch is written; so its refusal waits until every record before it is
+  // written (the batch being filled, and the one being written).
+  let inFlight = false;
+  const waiting: [number, string][] = [];
   const refuse = (line: number, problem: string) => {
-    if (held) held.push([line, problem]);
-    else report(line, problem);
+    if (batch.length === 0 && !inFlight) report(line, problem);
+    else waiting.push([line, problem]);
   };
-  const release = () => {
-    const waiting = held ?? [];
-    held = null;
-    for (const [line, problem] of waiting) report(line, problem);
+  /** Reports the refusals waiting for no record before `line`. */
+  const releaseBefore = (line: number) => {
+    while (waiting.length > 0 && (waiting[0] as [number, string])[0] < line) {
+      const [refusedLine, problem] = waiting.shift() as [number, string];
+      report(refusedLine, problem);
+    }
   };
 
   /**
@@ -144,6 +148,8 @@ export async function importStream<T>(
     // The reader is ahead of the writer: progress names the last line written, from which a resumed feed
     // may start again, not the last line read.
     writtenThrough = (handed.at(-1) as Numbered<T>).line;
+    inFlight = false;
+    releaseBefore(batch[0]?.line ?? Number.POSITIVE_INFINITY);
     const now = Date.now();
     if (options.progress && now - lastProgress >= 1000) {
       lastProgress = now;
@@ -170,12 +176,10 @@ export async function importStream<T>(
     if (batch.length === 0) return;
     const handed = batch;
     batch = [];
-    held = [];
-    writing = writeBatch(handed)
-      .catch((error: unknown) => {
-        failure = { error };
-      })
-      .finally(release);
+    inFlight = true;
+    writing = writeBatch(handed).catch((error: unknown) => {
+      failure = { error };
+    });
     unwatched = writing.then(() => 'written' as const);
   };
 
@@ -242,6 +246,8 @@ export async function importStream<T>(
     lines.close();
     // Nothing is left writing once it returns or throws (a write's own failure is kept, never thrown here).
     await writing;
+    // What was refused after the last record written (when a write failed, or the input: after the rest).
+    releaseBefore(Number.POSITIVE_INFINITY);
   }
   return { lines: lineNumber, written, refused, stopped: wasStopped };
 }

@@ -127,6 +127,48 @@ describe('importStream', () => {
     expect(writes.batches).toEqual([[1], [4]]);
   });
 
+  it('with skipInvalid, a bad line waits for the records before it in the batch being filled', async () => {
+    // Idle: line 2 is refused while line 1 waits for its batch, which the store then refuses.
+    const refused: number[] = [];
+    const write = async (batch: number[]) => {
+      if (batch.includes(1)) throw new OrderChange(batch.indexOf(1), 'movement 1', 'created_at', 'then', 'now', null);
+    };
+    const input = new PassThrough();
+    const done = importStream(input, parse, write, {
+      batchSize: 2,
+      batchMs: null,
+      skipInvalid: true,
+      refused: (line) => refused.push(line),
+    });
+    input.end('1\nx\n3\n');
+    await expect(done).resolves.toMatchObject({ lines: 3, written: 1, refused: 2 });
+    expect(refused).toEqual([1, 2]);
+
+    // With a write in flight: line 4 is read while lines 1–2 are written and line 3 waits in the next batch.
+    const inOrder: number[] = [];
+    const writes = heldWrites();
+    const stream = new PassThrough();
+    const streamed = importStream(stream, parse, writes.write, {
+      batchSize: 2,
+      batchMs: null,
+      skipInvalid: true,
+      refused: (line) => inOrder.push(line),
+    });
+    stream.write('1\n2\n');
+    await until(() => writes.held === 1);
+    stream.end('3\nx\n5\n');
+    await new Promise((r) => setTimeout(r, 20));
+    writes.release();
+    await until(() => writes.held === 1);
+    expect(inOrder).toEqual([]);
+    writes.fail(new OrderChange(0, 'movement 3', 'created_at', 'then', 'now', null));
+    await until(() => writes.held === 1);
+    writes.release();
+    await expect(streamed).resolves.toMatchObject({ lines: 5, written: 3, refused: 2 });
+    expect(inOrder).toEqual([3, 4]);
+    expect(writes.batches).toEqual([[1, 2], [5]]);
+  });
+
   it('progress names the last line written, not the last line read', async () => {
     const input = new PassThrough();
     const writes = heldWrites();
