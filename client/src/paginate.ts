@@ -9,13 +9,19 @@ interface OffsetPage<T> {
   page_info: { has_next_page: boolean };
 }
 
-/** Every item of a cursor-paged list, page by page, following `last_cursor`. */
+/**
+ * Every item of a cursor-paged list, page by page, following `last_cursor`. A page that gives back the cursor
+ * it was asked for made no progress (a mock answering every request with its example page does that): the
+ * list ends there, instead of asking for the same page forever.
+ */
 export async function* cursorItems<T>(page: (after: string | undefined) => Promise<CursorPage<T>>): AsyncGenerator<T> {
   let after: string | undefined;
   do {
     const current = await page(after);
+    const next = current.page_info.has_next_page ? (current.page_info.last_cursor ?? undefined) : undefined;
+    if (after !== undefined && next === after) return;
     yield* current.items;
-    after = current.page_info.has_next_page ? (current.page_info.last_cursor ?? undefined) : undefined;
+    after = next;
   } while (after !== undefined);
 }
 

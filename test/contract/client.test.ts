@@ -116,6 +116,18 @@ describe('the client against the mock', () => {
       expect(response.status).toBe(200);
     },
   );
+
+  it('pages through a list and ends, though the mock answers every page with its example', async () => {
+    const ids = [];
+    for await (const movement of client.movements({ pageSize: 3 })) ids.push(movement.id);
+    const examples = [];
+    for await (const trade of client.trades({ address: DEMO_ADDRESS, amountCurrency: 'WAVES', priceCurrency: 'USDT' }))
+      examples.push(trade.id);
+    const first = await client.api.GET('/v1/movements', { params: { query: { limit: 3 } } });
+    expect(first.data?.page_info.has_next_page).toBe(true);
+    expect(ids).toEqual(first.data?.items.map((m) => m.id));
+    expect(examples.length).toBeGreaterThan(0);
+  });
 });
 
 describe('the client against the real server, end to end', () => {
