@@ -41,7 +41,13 @@ export {
   type TradeQuery,
 } from './gateway.js';
 export { cursorItems, offsetItems } from './paginate.js';
-export { memoryStorage, type SessionTokens, type TokenStorage, webStorage } from './session.js';
+export {
+  type KeyValueStorage,
+  memoryStorage,
+  type SessionTokens,
+  type TokenStorage,
+  webStorage,
+} from './session.js';
 
 import type { paths } from '@gateway/generated';
 import createClient, { type ClientOptions } from 'openapi-fetch';

@@ -28,11 +28,18 @@ export function memoryStorage(initial: SessionTokens | null = null): TokenStorag
   };
 }
 
+/**
+ * What `webStorage` uses of a Web Storage (`window.localStorage`, `sessionStorage`), declared here so that the
+ * client's types need no DOM library in a Node project.
+ */
+export interface KeyValueStorage {
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
 /** Tokens in a Web Storage (e.g. `window.localStorage`) under `key`. */
-export function webStorage(
-  storage: Pick<Storage, 'getItem' | 'setItem' | 'removeItem'>,
-  key = 'gateway.session',
-): TokenStorage {
+export function webStorage(storage: KeyValueStorage, key = 'gateway.session'): TokenStorage {
   return {
     load: () => {
       const text = storage.getItem(key);

@@ -67,6 +67,7 @@ describe('the packed @gateway/client in a project outside the workspace', () => 
             'install',
             tarball,
             locked('typescript'),
+            locked('@types/node'),
             locked('vite'),
             '--no-audit',
             '--no-fund',
@@ -106,11 +107,11 @@ describe('the packed @gateway/client in a project outside the workspace', () => 
     expect(code).not.toMatch(/from '(@gateway\/|node:)/);
   });
 
-  it('typechecks a strict consumer with moduleResolution node16 and bundler', async () => {
+  it('typechecks a strict consumer with moduleResolution node16 and bundler, and in Node without the DOM', async () => {
     const tsc = path.join(project, 'node_modules/typescript/bin/tsc');
-    await step('tsc (node16, bundler)', () =>
+    await step('tsc (node16, bundler, node-only)', () =>
       Promise.all(
-        ['tsconfig.node16.json', 'tsconfig.bundler.json'].map((config) =>
+        ['tsconfig.node16.json', 'tsconfig.bundler.json', 'tsconfig.node-only.json'].map((config) =>
           run(process.execPath, [tsc, '-p', config], { cwd: project, env: cleanEnv() }).catch(
             (error: { stdout?: string }) => {
               throw new Error(`tsc -p ${config} failed:\n${error.stdout}`);
