@@ -28,16 +28,31 @@ const HEADER = `// DO NOT EDIT. Generated from spec/ by \`npm run generate\` (sc
 // Change the spec and regenerate instead.
 `;
 
+/** A spec that cannot be generated from: its message is all the user needs (no stack trace). */
+class SpecError extends Error {}
+
 /** Bundles the split YAML document into one JSON document with Redocly (the tool that lints it). */
 function bundleSpec(specPath) {
   const dir = mkdtempSync(path.join(tmpdir(), 'gateway-bundle-'));
   try {
     const outFile = path.join(dir, 'openapi.json');
     const redocly = path.join(root, 'node_modules/@redocly/cli/bin/cli.js');
-    execFileSync(process.execPath, [redocly, 'bundle', specPath, '-o', outFile], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    });
+    try {
+      execFileSync(process.execPath, [redocly, 'bundle', specPath, '-o', outFile], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      });
+    } catch (error) {
+      // Redocly's own report (the file, line and a code frame) is what tells what to fix.
+      throw new SpecError(
+        `the spec does not bundle; nothing was written:\n${String(error.stderr ?? error.message)
+          .split('\n')
+          // Without Redocly's framed notices (the Node.js version banner): only the report.
+          .filter((line) => !/[╔║╚]/.test(line))
+          .join('\n')
+          .trim()}`,
+      );
+    }
     return JSON.parse(readFileSync(outFile, 'utf8'));
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -276,7 +291,13 @@ export * from './records.js';
   return { operations: operations.length, errors: errors.length, records: records.names.length };
 }
 
-const summary = await generate(path.resolve(args.spec), path.resolve(args.out));
-console.log(
-  `generated ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}: ${summary.operations} operations, ${summary.errors} error codes, ${summary.records} record schemas`,
-);
+try {
+  const summary = await generate(path.resolve(args.spec), path.resolve(args.out));
+  console.log(
+    `wrote ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}/: ${summary.operations} operations, ${summary.errors} error codes, ${summary.records} record schemas`,
+  );
+} catch (error) {
+  if (!(error instanceof SpecError)) throw error;
+  console.error(error.message);
+  process.exitCode = 1;
+}

@@ -137,8 +137,10 @@ export async function importStream<T>(
         if (!(error instanceof OrderChange)) throw error;
         const numbers = rows.map((b) => b.line);
         if (!options.skipInvalid) throw new ImportConflict(error, numbers, written);
+        const line = numbers[error.index] as number;
+        releaseBefore(line);
         report(
-          numbers[error.index] as number,
+          line,
           orderProblem(error, (i) => numbers[i] as number),
         );
         rows = rows.filter((_, i) => i !== error.index);

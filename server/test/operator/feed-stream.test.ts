@@ -144,6 +144,22 @@ describe('importStream', () => {
     await expect(done).resolves.toMatchObject({ lines: 3, written: 1, refused: 2 });
     expect(refused).toEqual([1, 2]);
 
+    // And a bad line before a record the store refuses comes before it.
+    const before: number[] = [];
+    const refusesThree = async (batch: number[]) => {
+      if (batch.includes(3)) throw new OrderChange(batch.indexOf(3), 'movement 3', 'created_at', 'then', 'now', null);
+    };
+    const file = new PassThrough();
+    const imported = importStream(file, parse, refusesThree, {
+      batchSize: 10,
+      batchMs: null,
+      skipInvalid: true,
+      refused: (line) => before.push(line),
+    });
+    file.end('1\nx\n3\n4\ny\n');
+    await expect(imported).resolves.toMatchObject({ lines: 5, written: 2, refused: 3 });
+    expect(before).toEqual([2, 3, 5]);
+
     // With a write in flight: line 4 is read while lines 1–2 are written and line 3 waits in the next batch.
     const inOrder: number[] = [];
     const writes = heldWrites();
