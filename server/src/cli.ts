@@ -5,16 +5,16 @@
  * with LOG_LEVEL=debug); the exit codes are in EXIT_CODES. Configuration comes from the environment (see
  * .env.example).
  */
-import { accessSync, constants, createReadStream, statSync } from 'node:fs';
+import { accessSync, constants, createReadStream, existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { CatalogueError } from './domain/catalogue.js';
 import { importMovements, importTrades, loadCatalogueFile, type Progress, streamFeed } from './operator/commands.js';
 import { DEFAULT_BATCH, ImportError } from './operator/feed-import.js';
 import { ImportConflict, StreamRefusal } from './operator/feed-stream.js';
-import { readStatus, statusLines } from './operator/status.js';
+import { readStatus, statusLines, unansweredStatus } from './operator/status.js';
 import { CatalogueConflict } from './store/catalogue.js';
-import { openStore, type Store } from './store/store.js';
+import { isPostgresUrl, openStore, type Store, sqlitePath } from './store/store.js';
 
 const EXIT = { done: 0, invalidInput: 1, usage: 2, databaseUnavailable: 3 } as const;
 const EXIT_CODES = `exit codes:
@@ -75,7 +75,9 @@ const COMMANDS: Command[] = [
     description: 'load platforms, currencies, terms and staking yields (YAML or JSON)',
     options: {},
     details:
-      'The catalogue replaces the stored one whole, in one transaction; a bad entry is named and nothing changes.',
+      'The file is checked whole and applied in one transaction: a bad entry is named and nothing changes.\n' +
+      'Entries missing from the file are kept (a load never deletes). Each load bumps the catalogue version,\n' +
+      'which every running instance reloads.',
   },
   {
     name: 'movements import',
@@ -197,8 +199,10 @@ async function importCommand(
   const { chainId } = config;
   if (source !== '-') readable(source);
   if (source !== '-' && !skipInvalid) {
-    const report = await withStore(config, (store) =>
-      (kind === 'movements' ? importMovements : importTrades)(store, source, chainId, { batchSize, progress }),
+    const report = await readingFile(source, () =>
+      withStore(config, (store) =>
+        (kind === 'movements' ? importMovements : importTrades)(store, source, chainId, { batchSize, progress }),
+      ),
     );
     console.log(`${kind}: ${report.written} record(s) of ${report.lines} line(s) imported from ${source}`);
     return EXIT.done;
@@ -206,19 +210,21 @@ async function importCommand(
   const input = source === '-' ? process.stdin : createReadStream(source, 'utf8');
   const stop = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort());
-  const report = await withStore(config, (store) =>
-    streamFeed(kind, store, input, chainId, {
-      batchSize: batchSize ?? (follow ? FOLLOW_BATCH : DEFAULT_BATCH),
-      batchMs: follow ? (batchMs ?? 200) : null,
-      skipInvalid,
-      signal: stop.signal,
-      refused: (line, problem) => process.stderr.write(`line ${line} refused: ${problem}\n`),
-      progress: (p) =>
-        process.stderr.write(
-          `  ${p.written.toLocaleString('en')} written (${p.perSecond.toLocaleString('en')}/s), line ${p.lastLine}\n`,
-        ),
-    }),
-  );
+  const streamed = () =>
+    withStore(config, (store) =>
+      streamFeed(kind, store, input, chainId, {
+        batchSize: batchSize ?? (follow ? FOLLOW_BATCH : DEFAULT_BATCH),
+        batchMs: follow ? (batchMs ?? 200) : null,
+        skipInvalid,
+        signal: stop.signal,
+        refused: (line, problem) => process.stderr.write(`line ${line} refused: ${problem}\n`),
+        progress: (p) =>
+          process.stderr.write(
+            `  ${p.written.toLocaleString('en')} written (${p.perSecond.toLocaleString('en')}/s), line ${p.lastLine}\n`,
+          ),
+      }),
+    );
+  const report = source === '-' ? await streamed() : await readingFile(source, streamed);
   console.log(
     `${kind}: ${report.written} record(s) of ${report.lines} line(s) imported from ${source === '-' ? 'standard input' : source}` +
       (report.refused > 0 ? `, ${report.refused} refused` : '') +
@@ -230,8 +236,10 @@ async function importCommand(
 async function main(argv: string[]): Promise<number> {
   const words = argv.filter((a) => !a.startsWith('-') || a === '-');
   const found = find(words);
-  if (words[0] === 'help' || (!found && argv.includes('--help'))) {
-    const about = find(words[0] === 'help' ? words.slice(1) : words);
+  if (words[0] === 'help' || (!found && (argv.includes('--help') || argv.includes('-h')))) {
+    const topic = words[0] === 'help' ? words.slice(1) : words;
+    const about = find(topic);
+    if (topic.length > 0 && !about) throw new UsageError(`unknown command: ${topic.join(' ')}`, generalHelp());
     console.log(about && about.command.name !== 'help' ? commandHelp(about.command) : generalHelp());
     return EXIT.done;
   }
@@ -285,13 +293,18 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'status': {
       const config = loadConfig();
-      const status = await withStore(config, (store) => readStatus(store, config), false);
+      // A SQLite file that is not there is not created by looking at it (a mistyped path stays visible).
+      const file = isPostgresUrl(config.databaseUrl) ? null : sqlitePath(config.databaseUrl);
+      const status =
+        file !== null && file !== ':memory:' && !existsSync(file)
+          ? unansweredStatus('sqlite', `no database file at ${file}`, config)
+          : await withStore(config, (store) => readStatus(store, config), false);
       console.log(values.json ? JSON.stringify(status, null, 2) : statusLines(status).join('\n'));
       return status.database.answers ? EXIT.done : EXIT.databaseUnavailable;
     }
     case 'catalogue load':
       readable(argument);
-      await withStore(loadConfig(), (store) => loadCatalogueFile(store, argument));
+      await readingFile(argument, () => withStore(loadConfig(), (store) => loadCatalogueFile(store, argument)));
       console.log(`catalogue loaded from ${argument}`);
       return EXIT.done;
     case 'movements import':
@@ -332,19 +345,36 @@ function databaseUnavailable(error: unknown): boolean {
   return /Connection terminated|timeout exceeded when trying to connect/.test(error.message);
 }
 
+/** Input refused for what it holds (the file's or the stream's content): exit 1, nothing of it written. */
+const invalidInput = (error: unknown): error is Error =>
+  error instanceof CatalogueError ||
+  error instanceof CatalogueConflict ||
+  error instanceof ImportError ||
+  error instanceof ImportConflict ||
+  error instanceof StreamRefusal;
+
+/** Input of `file` refused: the message names the file. */
+class FileInputError extends Error {
+  constructor(file: string, refusal: Error) {
+    super(`${file}: ${refusal.message}`, { cause: refusal });
+  }
+}
+
+/** Runs what reads `file`; a refusal of its content names it. */
+async function readingFile<T>(file: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw invalidInput(error) ? new FileInputError(file, error) : error;
+  }
+}
+
 /** The one sentence an error becomes, and its exit code. */
 function explain(error: unknown): { message: string; code: number } {
   if (error instanceof UsageError) return { message: `${error.message}\n\n${error.help}`, code: EXIT.usage };
   if (error instanceof ConfigError) return { message: error.message, code: EXIT.usage };
-  if (
-    error instanceof CatalogueError ||
-    error instanceof CatalogueConflict ||
-    error instanceof ImportError ||
-    error instanceof ImportConflict ||
-    error instanceof StreamRefusal
-  ) {
+  if (invalidInput(error) || error instanceof FileInputError)
     return { message: error.message, code: EXIT.invalidInput };
-  }
   const fileError = error as NodeJS.ErrnoException;
   if (fileError?.path !== undefined && ['ENOENT', 'EACCES', 'EISDIR', 'EPERM'].includes(fileError.code ?? '')) {
     const why = {

@@ -3,7 +3,7 @@
  * catalogue load and feed imports, with bad input refused whole.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -94,8 +94,10 @@ describe.each(DATABASES)('gateway commands on %s', (kind) => {
         'default_platform: ETH\n    platforms:\n      ETH:\n        platform_asset_id: ETH',
         'default_platform: SOL\n    platforms:\n      ETH:\n        platform_asset_id: ETH',
       );
-    const result = await gateway('catalogue', 'load', file('bad.yaml', bad));
+    const badFile = file('bad.yaml', bad);
+    const result = await gateway('catalogue', 'load', badFile);
     expect(result.code).toBe(1);
+    expect(result.stderr.startsWith(`${badFile}: the catalogue is invalid:`)).toBe(true);
     expect(result.stderr).toContain(
       'currencies[0] (BNB).platforms.BSC.deposit.min: 0.012345678 has more than 8 decimals',
     );
@@ -239,10 +241,11 @@ describe.each(DATABASES)('gateway commands on %s', (kind) => {
       JSON.stringify({ ...second, created_at: '2031-01-01T00:00:00Z' }),
     ];
     const before = await count('movements');
-    const result = await gateway('movements', 'import', file('moved.ndjson', lines.join('\n')));
+    const moved = file('moved.ndjson', lines.join('\n'));
+    const result = await gateway('movements', 'import', moved);
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      `line 2: movement ${second.id} is stored with created_at ${second.created_at}, not 2031-01-01T00:00:00.000Z, ` +
+      `${moved}: line 2: movement ${second.id} is stored with created_at ${second.created_at}, not 2031-01-01T00:00:00.000Z, ` +
         'and what orders a list does not change once stored; nothing of lines 1–2 was written\n',
     );
     expect(await count('movements')).toBe(before);
@@ -426,7 +429,7 @@ describe('gateway status without a database', () => {
       };
       const result = await run(process.execPath, [CLI, 'status'], { env }).catch((e) => e);
       expect(result.code).toBe(3);
-      expect(result.stdout).toMatch(/^database: postgres, does NOT answer$/m);
+      expect(result.stdout).toMatch(/^database: postgres, does NOT answer \(.*ECONNREFUSED.*\)$/m);
       const migrate = await run(process.execPath, [CLI, 'migrate'], { env }).catch((e) => e);
       expect(migrate.code).toBe(3);
       expect(migrate.stderr).toMatch(/^the database is unavailable \(.*\)$/m);
@@ -478,8 +481,12 @@ describe('the command line: help, usage and file errors (no database needed)', (
     const group = await gateway('movements');
     expect(group.code).toBe(2);
     expect(group.stderr).toMatch(/^unknown command: movements\n\n\s+gateway movements import FILE\|-/);
+    const short = await gateway('-h');
+    expect(short.code).toBe(0);
+    expect(short.stdout).toBe(general.stdout);
     const usages = [
       ['bogus'],
+      ['help', 'bogus'],
       ['status', 'extra'],
       ['movements', 'import'],
       ['movements', 'import', '-', '--batch-size', '0'],
@@ -506,4 +513,16 @@ describe('the command line: help, usage and file errors (no database needed)', (
       expect(missing.stderr).not.toMatch(/\bat .*\.js:\d+/);
     }
   }, 120_000);
+
+  it('status of a SQLite file that is not there: does not answer, exits 3, and does not create it', async () => {
+    const absent = path.join(dir, 'typo', 'gateway.db');
+    const result = await run(process.execPath, [CLI, 'status'], {
+      env: { ...process.env, DATABASE_URL: `sqlite:${absent}`, DATA_DIR: dir, LOG_LEVEL: 'error' },
+    }).catch((e: { code: number; stdout: string }) => e);
+    expect(result).toMatchObject({ code: 3 });
+    expect(result.stdout).toMatch(
+      new RegExp(`^database: sqlite, does NOT answer \\(no database file at ${absent}\\)$`, 'm'),
+    );
+    expect(existsSync(path.dirname(absent))).toBe(false);
+  });
 });

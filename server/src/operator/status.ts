@@ -12,7 +12,8 @@ import type { Database } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 
 export interface Status {
-  database: { kind: 'sqlite' | 'postgres'; answers: boolean };
+  /** `problem`: why the database does not answer. */
+  database: { kind: 'sqlite' | 'postgres'; answers: boolean; problem?: string };
   migrations: { current: string | null; pending: string[] } | null;
   catalogueVersion: number | null;
   /** The keys in force; `problem` when they cannot be read; null when none exists yet (embedded mode). */
@@ -46,10 +47,22 @@ function keysOf(config: Config): Status['keys'] {
   }
 }
 
+/** The status of a database that does not answer, `problem` saying why: the keys only. */
+export function unansweredStatus(kind: Status['database']['kind'], problem: string, config: Config): Status {
+  return {
+    database: { kind, answers: false, problem },
+    migrations: null,
+    catalogueVersion: null,
+    keys: keysOf(config),
+    counts: null,
+  };
+}
+
 export async function readStatus(store: Store, config: Config): Promise<Status> {
-  const database = { kind: store.dialect, answers: await store.ping() };
+  const problem = await store.unanswered();
+  if (problem !== null) return unansweredStatus(store.dialect, problem, config);
+  const database = { kind: store.dialect, answers: true };
   const keys = keysOf(config);
-  if (!database.answers) return { database, migrations: null, catalogueVersion: null, keys, counts: null };
   const { db } = store;
   const { applied, pending } = await store.migrationState();
   if (applied.length === 0) {
@@ -87,7 +100,9 @@ export async function readStatus(store: Store, config: Config): Promise<Status> 
 /** The status as lines for a terminal. */
 export function statusLines(status: Status): string[] {
   const { database, migrations, counts, keys } = status;
-  const lines = [`database: ${database.kind}, ${database.answers ? 'answers' : 'does NOT answer'}`];
+  const lines = [
+    `database: ${database.kind}, ${database.answers ? 'answers' : `does NOT answer (${database.problem ?? 'no reason given'})`}`,
+  ];
   if (migrations) {
     lines.push(
       `migration: ${migrations.current ?? 'none applied'}` +

@@ -188,6 +188,8 @@ export interface Store {
   listen(topic: string, on: ListenHandlers): Listening;
   /** True when the database answers. */
   ping(): Promise<boolean>;
+  /** Null when the database answers; otherwise why not (the first line of the driver's error). */
+  unanswered(): Promise<string | null>;
   /** Connections of the pool by state. */
   poolState(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;

@@ -14,7 +14,7 @@ import type { Database, DialectName, Store } from './schema.js';
 
 export type { DialectName, Store } from './schema.js';
 
-const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
 
 /** The file of a `sqlite:` / `file:` URL or a plain path; `:memory:` for an in-memory database. */
 export function sqlitePath(url: string): string {
@@ -177,6 +177,14 @@ function storeOf(
   listen: Store['listen'],
   schema?: string,
 ): Store {
+  const unanswered = async () => {
+    try {
+      await db.selectNoFrom((eb) => eb.val(1).as('one')).execute();
+      return null;
+    } catch (error) {
+      return (error instanceof Error && error.message.split('\n')[0]) || String(error);
+    }
+  };
   return {
     db,
     dialect,
@@ -190,14 +198,8 @@ function storeOf(
       return rendered > 0 ? [...applied, `documents of ${rendered} rows rendered`] : applied;
     },
     migrationState: () => migrationState(db as Kysely<unknown>, schema),
-    async ping() {
-      try {
-        await db.selectNoFrom((eb) => eb.val(1).as('one')).execute();
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ping: async () => (await unanswered()) === null,
+    unanswered,
     close: () => db.destroy(),
   };
 }
