@@ -70,6 +70,17 @@ describe('failures of every kind', () => {
       10800,
     ],
     [
+      'a body of the event stream’s type (a response type only)',
+      {
+        method: 'POST' as const,
+        url: '/v1/oauth2/token',
+        headers: { 'content-type': 'text/event-stream' },
+        payload: 'data: x',
+      },
+      415,
+      10800,
+    ],
+    [
       'an unknown body type',
       {
         method: 'POST' as const,

@@ -54,6 +54,12 @@ export function negotiation(app: FastifyInstance): void {
     if (empty && headers['content-type'] !== undefined) delete headers['content-type'];
     done();
   });
+  // The event stream's type is only ever a response; the spec's router (fastify-openapi-glue) warns at every
+  // start about a type it sees in the spec without a body parser. A body of that type is refused (415), as
+  // any type no operation takes.
+  app.addContentTypeParser('text/event-stream', (_request, _payload, done) => {
+    done(new ApiError('unsupported_media_type'), undefined);
+  });
 }
 
 /** A route's check of the body's content type, before validation: only the types the operation lists. */
