@@ -233,6 +233,17 @@ async function importCommand(
   return EXIT.done;
 }
 
+/** What node's argument parser refused, in the CLI's words (its own name a value "ambiguous", say). */
+function optionProblem(error: Error & { code?: string }): string {
+  const option = /'(--?[\w-]+)/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && option) return `unknown option ${option}`;
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && option) {
+    // A value starting with '-' is taken for an option: `--batch-ms -5`.
+    return `${option} needs a value${/ambiguous/.test(error.message) ? ' (not one starting with -)' : ''}`;
+  }
+  return error.message.split('\n')[0] ?? 'bad options';
+}
+
 async function main(argv: string[]): Promise<number> {
   const words = argv.filter((a) => !a.startsWith('-') || a === '-');
   const found = find(words);
@@ -263,7 +274,7 @@ async function main(argv: string[]): Promise<number> {
       },
     });
   } catch (error) {
-    throw new UsageError((error as Error).message.split('\n')[0] ?? 'bad options', help);
+    throw new UsageError(optionProblem(error as Error & { code?: string }), help);
   }
   const { values } = parsed;
   if (values.help) {

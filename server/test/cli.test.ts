@@ -492,8 +492,12 @@ describe('the command line: help, usage and file errors (no database needed)', (
       ['movements', 'import', '-', '--batch-size', '0'],
       ['movements', 'import', 'file.ndjson', '--follow'],
       ['movements', 'import', '-', '--colour'],
+      ['movements', 'import', '-', '--follow', '--batch-ms', '-5'],
+      ['status', '--jsn'],
     ];
     const usageAnswers = await Promise.all(usages.map((args) => gateway(...args)));
+    expect(usageAnswers[usages.length - 2]?.stderr).toMatch(/^--batch-ms needs a value \(not one starting with -\)\n/);
+    expect(usageAnswers[usages.length - 1]?.stderr).toMatch(/^unknown option --jsn\n/);
     for (const [i, args] of usages.entries()) {
       const usage = usageAnswers[i] as Awaited<ReturnType<typeof gateway>>;
       expect(usage.code, args.join(' ')).toBe(2);
