@@ -399,6 +399,14 @@ function explain(error: unknown): { message: string; code: number } {
       code: EXIT.invalidInput,
     };
   }
+  const listening = error as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (listening?.syscall === 'listen' && (listening.code === 'EADDRINUSE' || listening.code === 'EACCES')) {
+    const why = listening.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied';
+    return {
+      message: `cannot listen on ${listening.address}:${listening.port}: ${why} (set PORT or HOST)`,
+      code: EXIT.usage,
+    };
+  }
   if (databaseUnavailable(error)) {
     const detail = error instanceof Error && error.message ? ` (${error.message.split('\n')[0]})` : '';
     return { message: `the database is unavailable${detail}`, code: EXIT.databaseUnavailable };

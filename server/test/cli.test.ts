@@ -4,6 +4,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -517,6 +518,28 @@ describe('the command line: help, usage and file errors (no database needed)', (
       expect(missing.stderr).not.toMatch(/\bat .*\.js:\d+/);
     }
   }, 120_000);
+
+  it('serve on a port in use: one sentence naming the address and PORT, exit 2', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port } = taken.address() as net.AddressInfo;
+    try {
+      const result = await run(process.execPath, [CLI, 'serve'], {
+        env: {
+          ...process.env,
+          DATABASE_URL: `sqlite:${path.join(dir, 'serve.db')}`,
+          DATA_DIR: dir,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          LOG_LEVEL: 'error',
+        },
+      }).catch((e: { code: number; stderr: string }) => e);
+      expect(result).toMatchObject({ code: 2 });
+      expect(result.stderr.trim()).toBe(`cannot listen on 127.0.0.1:${port}: the port is in use (set PORT or HOST)`);
+    } finally {
+      taken.close();
+    }
+  }, 30_000);
 
   it('status of a SQLite file that is not there: does not answer, exits 3, and does not create it', async () => {
     const absent = path.join(dir, 'typo', 'gateway.db');
