@@ -116,6 +116,8 @@ describe.each(DATABASES)('gateway commands on %s', (kind) => {
     expect((await gateway('catalogue', 'load', file('broken.yaml', 'platforms: [unclosed'))).stderr).toMatch(
       /not YAML or JSON/,
     );
+    const indented = await gateway('catalogue', 'load', file('indented.yaml', 'platforms:\n  - id: X\n   name: bad\n'));
+    expect(indented.stderr).toMatch(/^ {2}not YAML or JSON: .* at line 3, column 1$/m);
     const withPrivate = readFileSync(demoFiles.catalogue, 'utf8').replace(
       /xpub: xpub\S+/,
       'xpub: xprv9s21ZrQH143K3QTDL4LXw2F7HEK3wJUD2nW2nRk4stbPy6cq3jPPqjiChkVvvNKmPGJxWUtg6LnF5kejMRNNU3TGtRBeJgk33yuGBxrMPHi',

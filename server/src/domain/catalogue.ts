@@ -28,7 +28,8 @@ export function parseCatalogue(text: string): Catalogue {
   try {
     file = parse(text, { schema: 'failsafe' });
   } catch (error) {
-    throw new CatalogueError([`not YAML or JSON: ${(error as Error).message.split('\n')[0]}`]);
+    // The parser's first line names the place ("… at line 3, column 1:"); the code frame after it is not kept.
+    throw new CatalogueError([`not YAML or JSON: ${(error as Error).message.split('\n')[0]?.replace(/:$/, '')}`]);
   }
   const problems = checkRecord('Catalogue', file);
   if (problems.any) throw new CatalogueError(problems.lines());
