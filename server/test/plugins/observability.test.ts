@@ -14,6 +14,21 @@ describe('logs', () => {
   });
   afterAll(() => t.close());
 
+  it('starting the app logs no other warning than embedded mode’s (the spec router warned of the event stream’s response type)', async () => {
+    const startup: string[] = [];
+    const app = await buildApp(
+      { ...t.config, logLevel: 'warn' },
+      { store: t.store, logStream: { write: (l) => startup.push(l) } },
+    );
+    try {
+      await app.ready();
+      // Embedded mode's notice about its generated secrets is the one warning a start may give.
+      expect(startup.filter((line) => !line.includes('embedded mode:'))).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
   it('carry requests but no password, signature, token, seed or key', async () => {
     const app = await buildApp(
       { ...t.config, logLevel: 'trace' },
