@@ -97,6 +97,10 @@ function collectOperations(doc) {
       const documentsCacheControl = Object.values(op.responses ?? {}).some((response) =>
         Object.keys(resolveRef(doc, response).headers ?? {}).some((name) => name.toLowerCase() === 'cache-control'),
       );
+      // Answers built from the catalogue held in memory, which say how old it is while the database is away.
+      const servedFromCatalogue = Object.entries(op.responses ?? {}).some(
+        ([status, response]) => status === '200' && 'Catalogue-Age' in (resolveRef(doc, response).headers ?? {}),
+      );
       operations.push({
         operationId: op.operationId,
         method: method.toUpperCase(),
@@ -112,6 +116,7 @@ function collectOperations(doc) {
         noStore: security.length > 0 || documentsCacheControl,
         rateLimited: op['x-rate-limited'] === true,
         refusalsCounted: op['x-refusals-counted'] === true,
+        servedFromCatalogue,
       });
     }
   }
@@ -160,6 +165,7 @@ function operationsModule(operations) {
         `noStore: ${o.noStore}`,
         `rateLimited: ${o.rateLimited}`,
         `refusalsCounted: ${o.refusalsCounted}`,
+        `servedFromCatalogue: ${o.servedFromCatalogue}`,
       ];
       return `  ${o.operationId}: { ${fields.join(', ')} },`;
     })

@@ -32,6 +32,8 @@ export interface OperationMeta {
   readonly rateLimited: boolean;
   /** Its refusals are counted by reason (`x-refusals-counted`). */
   readonly refusalsCounted: boolean;
+  /** Its answer comes from the catalogue in memory: it carries `Catalogue-Age` while the database is away. */
+  readonly servedFromCatalogue: boolean;
 }
 
 type ParametersIn<Op extends OperationId, Where extends 'path' | 'query' | 'header'> =

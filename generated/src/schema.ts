@@ -517,10 +517,37 @@ export interface paths {
         };
         /**
          * Readiness
-         * @description Whether this instance can serve requests: it answers 200 when its database answers, 503 (code 11200)
-         *     when it does not. Load balancers route traffic by it. Public.
+         * @description Whether this instance can serve every operation: 200 when its database answers, 503 (code 11200) when
+         *     it does not. Deployments and orchestrators wait for it before moving on to the next instance. To route
+         *     traffic, use `getServingState` (`/health/serving`): during a database outage every instance is unready
+         *     at once, yet each still serves the catalogue from memory. Public.
          */
         get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/health/serving": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Serving state
+         * @description What this instance can serve, for load balancers to route by: 200 while it can answer requests, which
+         *     includes a database outage during which it serves the catalogue (platforms, currencies and their terms,
+         *     staking yields) from memory (`status: degraded`; operations that need the database answer 503 with
+         *     `Retry-After` meanwhile). 503 (code 11200) only when it can serve nothing: the database does not answer
+         *     and no catalogue was ever read. An instance cut off from a database that the others reach shows
+         *     `degraded` here and `gateway_database_up 0` in the metrics: alert on those. Public.
+         */
+        get: operations["getServingState"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1231,6 +1258,46 @@ export interface components {
             };
         };
         /**
+         * ServingState
+         * @description What the instance can serve. `status` is `ok` when everything it depends on answers, `degraded` when it
+         *     serves with something missing (`checks` says what). `redis` is present only when REDIS_URL is set: without
+         *     Redis the token endpoint's rate limit is counted by each instance alone, which does not stop serving.
+         * @example {
+         *       "status": "degraded",
+         *       "checks": {
+         *         "database": "unavailable",
+         *         "catalogue": "ok"
+         *       },
+         *       "catalogue_age_seconds": 12
+         *     }
+         */
+        ServingState: {
+            /** @enum {string} */
+            status: "ok" | "degraded";
+            checks: {
+                /**
+                 * @description Whether the database answers.
+                 * @enum {string}
+                 */
+                database: "ok" | "unavailable";
+                /**
+                 * @description Whether a catalogue is held in memory (read from the database at least once).
+                 * @enum {string}
+                 */
+                catalogue: "ok" | "unavailable";
+                /**
+                 * @description Whether the Redis that shares the rate limits answers (only when one is configured).
+                 * @enum {string}
+                 */
+                redis?: "ok" | "unavailable";
+            };
+            /**
+             * @description While the database does not answer: seconds since the catalogue served from memory was last known
+             *     current (the `Catalogue-Age` header of catalogue answers). Absent otherwise.
+             */
+            catalogue_age_seconds?: number;
+        };
+        /**
          * MovementRecord
          * @description Not an API resource: one line of the movement feed an operator imports (`gateway movements import FILE`,
          *     one JSON object a line). The fields of a Movement plus the `account` that owns it; `type` may be left
@@ -1710,6 +1777,7 @@ export interface components {
         /** @description Deposit terms on the default platform. */
         DeprecatedDepositCurrency: {
             headers: {
+                "Catalogue-Age": components["headers"]["CatalogueAge"];
                 Deprecation: components["headers"]["Deprecation"];
                 Link: components["headers"]["Link"];
                 [name: string]: unknown;
@@ -1730,6 +1798,7 @@ export interface components {
         /** @description Deposit terms. */
         DepositCurrency: {
             headers: {
+                "Catalogue-Age": components["headers"]["CatalogueAge"];
                 [name: string]: unknown;
             };
             content: {
@@ -1778,6 +1847,7 @@ export interface components {
         /** @description Withdrawal terms on the default platform. */
         DeprecatedWithdrawalCurrency: {
             headers: {
+                "Catalogue-Age": components["headers"]["CatalogueAge"];
                 Deprecation: components["headers"]["Deprecation"];
                 Link: components["headers"]["Link"];
                 [name: string]: unknown;
@@ -1789,6 +1859,7 @@ export interface components {
         /** @description Withdrawal terms. */
         WithdrawalCurrency: {
             headers: {
+                "Catalogue-Age": components["headers"]["CatalogueAge"];
                 [name: string]: unknown;
             };
             content: {
@@ -1900,6 +1971,14 @@ export interface components {
          * @example 30
          */
         RetryAfter: number;
+        /**
+         * @description Seconds since the catalogue this answer was built from was last known current. Sent only while the
+         *     database does not answer: the instance then keeps serving the catalogue (platforms, currencies and their
+         *     terms, staking yields) from memory, as it was when the database last answered, instead of failing. Absent
+         *     on every other answer.
+         * @example 12
+         */
+        CatalogueAge: number;
         /**
          * @description RFC 9745 deprecation date of the operation (a structured date, `@` + Unix seconds).
          * @example @1685577600
@@ -2057,6 +2136,7 @@ export interface operations {
             /** @description A page of deposit terms. */
             200: {
                 headers: {
+                    "Catalogue-Age": components["headers"]["CatalogueAge"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2213,6 +2293,7 @@ export interface operations {
             /** @description A page of withdrawal terms. */
             200: {
                 headers: {
+                    "Catalogue-Age": components["headers"]["CatalogueAge"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2501,6 +2582,7 @@ export interface operations {
             /** @description A page of platforms. */
             200: {
                 headers: {
+                    "Catalogue-Age": components["headers"]["CatalogueAge"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2534,6 +2616,7 @@ export interface operations {
             /** @description The platform. */
             200: {
                 headers: {
+                    "Catalogue-Age": components["headers"]["CatalogueAge"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2637,6 +2720,7 @@ export interface operations {
             /** @description The staking yield. */
             200: {
                 headers: {
+                    "Catalogue-Age": components["headers"]["CatalogueAge"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2696,6 +2780,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            405: components["responses"]["MethodNotAllowed"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            431: components["responses"]["HeadersTooLarge"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getServingState: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance serves; `checks` says what works. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServingState"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -51,7 +51,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   if (!options.store) app.addHook('onClose', () => store.close());
   await store.migrate();
   const now = options.now ?? Date.now;
-  const services = createServices(config, store, { now, warn: (message) => app.log.warn(message) });
+  const services = createServices(config, store, {
+    now,
+    warn: (message) => app.log.warn(message),
+    log: { warn: (object, message) => app.log.warn(object, message) },
+  });
+  app.addHook('onClose', async () => services.database.close());
   // Revoked sign-ins are known before the first request is answered, and followed until the app closes.
   const revocations = watchRevocations(store, services.tokens.revoked, () => Math.floor(now() / 1000));
   app.addHook('onClose', () => revocations.close());
@@ -70,7 +75,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await rateLimits(app, config.redisUrl);
   observability(app, services.metrics);
   await docs(app, specification);
-  errorHandling(app, services.metrics);
+  errorHandling(app, services);
 
   await app.register(openapiGlue, {
     specification,

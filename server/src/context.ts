@@ -7,12 +7,15 @@ import type { AccountEvents } from './domain/events.js';
 import type { Caller, TokenSettings } from './domain/token-settings.js';
 import { ApiError } from './errors.js';
 import type { Metrics } from './metrics.js';
+import type { DatabaseWatch } from './store/availability.js';
 import type { Database } from './store/schema.js';
 import type { Store } from './store/store.js';
 
 export interface Services {
   db: Kysely<Database>;
   store: Store;
+  /** Whether the database answers, as this instance last saw it (lost and back are logged once each). */
+  database: DatabaseWatch;
   metrics: Metrics;
   /** The catalogue (terms, platforms, staking yields), served from memory. */
   catalogue: CatalogueCache;
@@ -22,6 +25,8 @@ export interface Services {
   /** The accounts' events, read from the store and handed to their streams (GET /v1/events). */
   events: AccountEvents;
   proxySeed: string;
+  /** The state of the Redis that shares the rate limits, when one is configured. */
+  sharedLimits?: { state(): 'ok' | 'unavailable' };
   /** Current time, milliseconds since the epoch (injectable for tests). */
   now(): number;
 }

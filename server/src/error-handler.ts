@@ -1,13 +1,15 @@
 /**
  * The one error handler: every failure, ours or the framework's, is answered in the spec's error body with
- * its catalogue code and status; server errors are logged with the request id, never sent. Requests that
+ * its catalogue code and status; server errors are logged with the request id, never sent (a database
+ * outage is logged once, when it starts and when it ends). Requests that
  * match no route get 405 (with `Allow`) when another method of the path exists, else 404.
  */
 import { type ErrorName, operationMeta } from '@gateway/generated';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, errorBody } from './errors.js';
-import type { Metrics } from './metrics.js';
+import type { Services } from './context.js';
 import { logsRequests } from './plugins/observability.js';
+import { isDatabaseUnavailable } from './store/availability.js';
 
 type JsonSchema = {
   oneOf?: JsonSchema[];
@@ -55,31 +57,6 @@ function bodySchemaOf(request: FastifyRequest | undefined): JsonSchema | undefin
   const body = request?.routeOptions.schema?.body as { content?: Record<string, { schema?: JsonSchema }> } | undefined;
   const type = request?.headers['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
   return body?.content?.[type]?.schema;
-}
-
-/** Connection-level database failures: the request fails fast with 503 and the pool recovers by itself. */
-function isDatabaseUnavailable(error: unknown): boolean {
-  const e = error as { code?: string; message?: string };
-  const codes = [
-    'ECONNREFUSED',
-    'ECONNRESET',
-    'ETIMEDOUT',
-    'EPIPE',
-    'SQLITE_BUSY',
-    '57P01',
-    '57P02',
-    '57P03',
-    '08000',
-    '08001',
-    '08003',
-    '08006',
-  ];
-  return (
-    (e?.code !== undefined && codes.includes(e.code)) ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
-      e?.message ?? '',
-    )
-  );
 }
 
 function retryAfterOf(error: unknown): number {
@@ -168,14 +145,16 @@ export function unrouted(request: FastifyRequest, reply: FastifyReply): FastifyR
 }
 
 /** Installs the error and not-found handlers (before the routes: route contexts take those in force). */
-export function errorHandling(app: FastifyInstance, metrics: Pick<Metrics, 'tokenRefused'>): void {
+export function errorHandling(app: FastifyInstance, { metrics, database }: Pick<Services, 'metrics' | 'database'>): void {
   app.setNotFoundHandler(async (request, reply) => unrouted(request, reply));
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
     // Operations the spec marks `x-refusals-counted` (the token endpoint) count every refusal by reason.
     if (request.routeOptions.config.refusalsCounted) metrics.tokenRefused(apiError.kind);
-    if (apiError.status >= 500) {
+    // A failure we did not mean is logged, with its stack. Not a 5xx we answer on purpose (readiness during an
+    // outage), nor a database outage, which the watch logs once (lost, then back) however many requests fail.
+    if (apiError.status >= 500 && !(error instanceof ApiError) && !database.failed(error)) {
       // The request's child logger carries its id when request lines are logged; otherwise name it here.
       const reqId = logsRequests(request.log.level) ? {} : { reqId: request.id };
       request.log.error(

@@ -3,7 +3,10 @@
  * by reason, database pool state, and the process's own. Each app has its own registry.
  */
 import client from 'prom-client';
+import type { CatalogueCache } from './domain/catalogue-cache.js';
+import type { DatabaseWatch } from './store/availability.js';
 import type { Store } from './store/store.js';
+import { VERSION } from './version.js';
 
 export interface Metrics {
   readonly contentType: string;
@@ -13,7 +16,13 @@ export interface Metrics {
   render(): Promise<string>;
 }
 
-export function createMetrics(store: Store): Metrics {
+/** What the gauges read at scrape time. */
+export interface MetricSources {
+  database: Pick<DatabaseWatch, 'up'>;
+  catalogue: Pick<CatalogueCache, 'state'>;
+}
+
+export function createMetrics(store: Store, sources: MetricSources): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
   const requests = requestMetrics();
@@ -42,6 +51,28 @@ export function createMetrics(store: Store): Metrics {
       this.set({ state: 'total' }, pool.total);
       this.set({ state: 'idle' }, pool.idle);
       this.set({ state: 'waiting' }, pool.waiting);
+    },
+  });
+  new client.Gauge({
+    name: 'gateway_build_info',
+    help: 'The release this instance runs (always 1).',
+    labelNames: ['version', 'node_version', 'database'],
+    registers: [registry],
+  }).set({ version: VERSION, node_version: process.version, database: store.dialect }, 1);
+  new client.Gauge({
+    name: 'gateway_database_up',
+    help: 'Whether the database answered the last time this instance asked (1) or not (0).',
+    registers: [registry],
+    collect() {
+      this.set(sources.database.up ? 1 : 0);
+    },
+  });
+  new client.Gauge({
+    name: 'gateway_catalogue_stale_seconds',
+    help: 'How long ago the catalogue served from memory was last known current: 0 while its checks succeed.',
+    registers: [registry],
+    collect() {
+      this.set((sources.catalogue.state().staleMs ?? 0) / 1000);
     },
   });
   return {

@@ -1,7 +1,7 @@
 /**
  * The route of each operation, as fastify-openapi-glue builds it from the spec, completed from the
  * operation's generated metadata: the handler of the handler map, the body's content types, `no-store`,
- * the rate limit, the deprecation headers. Nothing here names an operation: what is particular to one is
+ * the rate limit, the deprecation headers, the catalogue's age during a database outage. Nothing here names an operation: what is particular to one is
  * declared in the spec and reaches this file through `operationMeta`.
  */
 
@@ -103,6 +103,10 @@ export function routeResolver({ handlers, publicContext, rateLimit }: RouteSetti
           reply.headers(deprecationHeaders(meta, (request.params ?? {}) as Record<string, string>, result.body));
         }
         if (result.headers) reply.headers(result.headers);
+        if (meta.servedFromCatalogue) {
+          const { staleMs } = publicContext.catalogue.state();
+          if (staleMs !== null) reply.header('catalogue-age', String(Math.floor(staleMs / 1000)));
+        }
         // Stored JSON text goes out as it is.
         if (result.body instanceof JsonText) {
           return reply.code(result.status).type('application/json; charset=utf-8').send(result.body.json);

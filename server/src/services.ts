@@ -7,19 +7,23 @@ import { AccountEvents } from './domain/events.js';
 import { RevokedFamilies } from './domain/revocations.js';
 import { createMetrics } from './metrics.js';
 import { loadSecrets } from './secrets.js';
+import { type DatabaseLog, watchDatabase } from './store/availability.js';
 import type { Store } from './store/store.js';
 
 export function createServices(
   config: Config,
   store: Store,
-  options: { now: () => number; warn: (message: string) => void },
+  options: { now: () => number; warn: (message: string) => void; log: DatabaseLog },
 ): Services {
   const secrets = loadSecrets(config, options.warn);
+  const database = watchDatabase(store, options.log, { now: options.now });
+  const catalogue = createCatalogueCache(store.db, options.now, { failed: (error) => database.failed(error) });
   return {
     db: store.db,
     store,
-    metrics: createMetrics(store),
-    catalogue: createCatalogueCache(store.db, options.now),
+    database,
+    metrics: createMetrics(store, { database, catalogue }),
+    catalogue,
     config,
     cursors: createCursorCodec(secrets.cursorSecret),
     tokens: {

@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../src/metrics.js';
 import type { Store } from '../src/store/store.js';
 
-const store = { poolState: () => ({ total: 1, idle: 1, waiting: 0 }) } as unknown as Store;
+const store = { dialect: 'sqlite', poolState: () => ({ total: 1, idle: 1, waiting: 0 }) } as unknown as Store;
+const sources = { database: { up: true }, catalogue: { state: () => ({ loaded: true, staleMs: null }) } };
 
 /** The lines of the named metric family (HELP, TYPE and samples). */
 const family = (text: string, name: string) =>
@@ -26,7 +27,7 @@ describe('request metrics', () => {
       ['listMovements', 200, 0.04],
       ['/v1/nowhere', 404, 0.0001],
     ];
-    const metrics = createMetrics(store);
+    const metrics = createMetrics(store, sources);
     for (const [operation, status, seconds] of observations) metrics.observeRequest(operation, status, seconds);
     const ours = await metrics.render();
 

@@ -2,6 +2,10 @@
  * The catalogue served from memory: public reads use a snapshot of it, reloaded when the catalogue's
  * version changes (every catalogue load bumps it), which each instance checks at most once a second.
  * Answers built from a snapshot are serialized once per snapshot.
+ *
+ * While the database does not answer, the last snapshot keeps being served (public reads stay up through an
+ * outage): a failed check hands out the snapshot at once and is tried again in the background, at most once
+ * a second, until one succeeds. `age()` says how long ago the snapshot was last known current.
  */
 import type { Kysely } from 'kysely';
 import { JsonText } from '../lib/json-text.js';
@@ -12,27 +16,64 @@ export type { CatalogueSnapshot } from '../store/catalogue.js';
 
 export interface CatalogueCache {
   get(): Promise<CatalogueSnapshot>;
+  /**
+   * Whether a snapshot is held, and when the last check failed, how long ago (milliseconds) the snapshot
+   * was last known current: null while checks succeed.
+   */
+  state(): { loaded: boolean; staleMs: number | null };
+}
+
+export interface CatalogueCacheOptions {
+  /** How long a snapshot is used before its version is checked again (milliseconds). */
+  maxAgeMs?: number;
+  /**
+   * Told of a failed check; returns whether the failure is one to ride out on the last snapshot (the database
+   * does not answer). Other failures reach the caller.
+   */
+  failed?: (error: unknown) => boolean;
 }
 
 /** The snapshot, rechecking the catalogue's version at most every `maxAgeMs` (by `now`, milliseconds). */
-export function createCatalogueCache(db: Kysely<Database>, now: () => number, maxAgeMs = 1000): CatalogueCache {
+export function createCatalogueCache(
+  db: Kysely<Database>,
+  now: () => number,
+  { maxAgeMs = 1000, failed = () => false }: CatalogueCacheOptions = {},
+): CatalogueCache {
   let snapshot: CatalogueSnapshot | null = null;
   let checkedAt = Number.NEGATIVE_INFINITY;
+  /** When the last check failed (the snapshot is served as it is meanwhile), else null. */
+  let failedAt: number | null = null;
   let pending: Promise<CatalogueSnapshot> | null = null;
   const refresh = async (): Promise<CatalogueSnapshot> => {
-    const version = await catalogueVersion(db);
-    if (!snapshot || snapshot.version !== version) snapshot = await loadCatalogueSnapshot(db);
-    checkedAt = now();
-    return snapshot;
+    try {
+      const version = await catalogueVersion(db);
+      if (!snapshot || snapshot.version !== version) snapshot = await loadCatalogueSnapshot(db);
+      checkedAt = now();
+      failedAt = null;
+      return snapshot;
+    } catch (error) {
+      if (!snapshot || !failed(error)) throw error;
+      failedAt = now();
+      return snapshot;
+    }
+  };
+  const start = () => {
+    pending ??= refresh().finally(() => {
+      pending = null;
+    });
+    return pending;
   };
   return {
     get() {
+      if (snapshot && failedAt !== null) {
+        // Riding out an outage: nobody waits for the database; it is asked again at most once a second.
+        if (now() - failedAt >= maxAgeMs) void start().catch(() => {});
+        return Promise.resolve(snapshot);
+      }
       if (snapshot && now() - checkedAt < maxAgeMs) return Promise.resolve(snapshot);
-      pending ??= refresh().finally(() => {
-        pending = null;
-      });
-      return pending;
+      return start();
     },
+    state: () => ({ loaded: snapshot !== null, staleMs: failedAt === null ? null : now() - checkedAt }),
   };
 }
 

@@ -3,13 +3,45 @@ import type { HandlerMap } from '@gateway/generated';
 import type { Context } from '../context.js';
 import { ApiError } from '../errors.js';
 
-export const healthHandlers: Pick<HandlerMap<Context>, 'getLiveness' | 'getReadiness' | 'getMetrics'> = {
+/** How long the serving state waits for the database to answer a ping (milliseconds). */
+const PING_WAIT_MS = 1000;
+
+const settleAfter = <T>(ms: number, value: T) =>
+  new Promise<T>((resolve) => setTimeout(resolve, ms, value).unref());
+
+export const healthHandlers: Pick<
+  HandlerMap<Context>,
+  'getLiveness' | 'getReadiness' | 'getServingState' | 'getMetrics'
+> = {
   getLiveness: async () => ({ status: 200, body: { status: 'ok' } }),
   async getReadiness(_request, context) {
     if (!(await context.store.ping())) {
       throw new ApiError('service_unavailable', 'The database does not answer', { headers: { 'retry-after': '5' } });
     }
     return { status: 200, body: { status: 'ok', checks: { database: 'ok' } } };
+  },
+  async getServingState(_request, context) {
+    // A load balancer's check must not hang on a database that does not answer (a connect waits up to 5 s).
+    const answered = await Promise.race([context.store.ping(), settleAfter(PING_WAIT_MS, false)]);
+    const database = answered ? 'ok' : 'unavailable';
+    // A catalogue is held once a public read or a deposit term was served; ask for it so that it is.
+    await context.catalogue.get().catch(() => {});
+    const { loaded, staleMs } = context.catalogue.state();
+    if (database === 'unavailable' && !loaded) {
+      throw new ApiError('service_unavailable', 'The database does not answer and no catalogue was read yet', {
+        headers: { 'retry-after': '5' },
+      });
+    }
+    const redis = context.sharedLimits?.state();
+    const degraded = database === 'unavailable' || redis === 'unavailable';
+    return {
+      status: 200,
+      body: {
+        status: degraded ? 'degraded' : 'ok',
+        checks: { database, catalogue: loaded ? 'ok' : 'unavailable', ...(redis ? { redis } : {}) },
+        ...(staleMs !== null ? { catalogue_age_seconds: Math.floor(staleMs / 1000) } : {}),
+      },
+    };
   },
   async getMetrics(_request, context) {
     return {
