@@ -3,6 +3,7 @@
  * the spec mounted by fastify-openapi-glue over the handler map, each route completed from its generated
  * metadata. `buildApp` never listens; `server.ts` does.
  */
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import formbody from '@fastify/formbody';
 import type { HandlerMap } from '@gateway/generated';
@@ -18,12 +19,13 @@ import { handlers as defaultHandlers } from './handlers/index.js';
 import { corsFor } from './plugins/cors.js';
 import { docs } from './plugins/docs.js';
 import { negotiation } from './plugins/negotiation.js';
-import { observability } from './plugins/observability.js';
+import { observability, returnRequestIds } from './plugins/observability.js';
 import { rateLimits } from './plugins/rate-limit.js';
 import { securityHeaders } from './plugins/security-headers.js';
 import { routeResolver } from './routes.js';
 import { createServices } from './services.js';
 import { openStore, type Store } from './store/store.js';
+import { VERSION } from './version.js';
 
 /** The bundled spec (generated). */
 export const specification = createRequire(import.meta.url)('@gateway/generated/openapi.json') as Record<
@@ -45,7 +47,9 @@ export interface AppOptions {
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
-  const app = Fastify(fastifyOptions(config, options.logStream));
+  // Names this process in request ids, logs and metrics: random at each start, unique across instances.
+  const instanceId = randomBytes(4).toString('hex');
+  const app = Fastify(fastifyOptions(config, instanceId, options.logStream));
 
   const store = options.store ?? openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   if (!options.store) app.addHook('onClose', () => store.close());
@@ -68,12 +72,31 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await services.events.close();
   });
 
+  returnRequestIds(app);
   securityHeaders(app);
   negotiation(app);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await corsFor(app, config.corsOrigins, { localDevelopment: options.localDevelopmentOrigins });
   await rateLimits(app, config.redisUrl);
   observability(app, services.metrics);
+  // What an operator needs to know of a start, in one line: which release, where its data is, which keys.
+  app.addHook('onListen', function started(done) {
+    this.log.info(
+      {
+        version: VERSION,
+        instance: instanceId,
+        database: store.dialect,
+        keyId: services.tokens.keyId,
+        acceptedKeyIds: [...services.tokens.verifyingKeys.keys()].filter((id) => id !== services.tokens.keyId),
+        redis: config.redisUrl !== '',
+        trustProxyHops: config.trustProxyHops,
+        corsOrigins: config.corsOrigins.length,
+        addresses: this.addresses().map((a) => (typeof a === 'string' ? a : `${a.address}:${a.port}`)),
+      },
+      `gateway ${VERSION} started (instance ${instanceId}, ${store.dialect}, signing key ${services.tokens.keyId})`,
+    );
+    done();
+  });
   await docs(app, specification);
   errorHandling(app, services);
 

@@ -6,8 +6,8 @@
  */
 import { type ErrorName, operationMeta } from '@gateway/generated';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, errorBody } from './errors.js';
 import type { Services } from './context.js';
+import { ApiError, errorBody } from './errors.js';
 import { logsRequests } from './plugins/observability.js';
 import { isDatabaseUnavailable } from './store/availability.js';
 
@@ -145,7 +145,10 @@ export function unrouted(request: FastifyRequest, reply: FastifyReply): FastifyR
 }
 
 /** Installs the error and not-found handlers (before the routes: route contexts take those in force). */
-export function errorHandling(app: FastifyInstance, { metrics, database }: Pick<Services, 'metrics' | 'database'>): void {
+export function errorHandling(
+  app: FastifyInstance,
+  { metrics, database }: Pick<Services, 'metrics' | 'database'>,
+): void {
   app.setNotFoundHandler(async (request, reply) => unrouted(request, reply));
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {

@@ -24,7 +24,28 @@ export function logDestination(logStream: LogStream | undefined, isTTY = process
   return {};
 }
 
-export function fastifyOptions(config: Config, logStream?: LogStream): FastifyServerOptions {
+/** A request id a proxy may hand on: short, and only characters that read the same in any log. */
+const PROXY_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
+
+/**
+ * Request ids unique across instances: `<instance>-<count>` (the instance id is random at each start), or
+ * the `X-Request-Id` a trusted proxy gives (only with TRUST_PROXY_HOPS: a client's own header is not
+ * believed, so that it cannot put another request's id in the logs), when it is well formed.
+ */
+export function requestIds(
+  instanceId: string,
+  trustProxy: boolean,
+): (request: { headers: Record<string, unknown> }) => string {
+  let count = 0;
+  return (request) => {
+    const given = trustProxy ? request.headers['x-request-id'] : undefined;
+    if (typeof given === 'string' && PROXY_REQUEST_ID.test(given)) return given;
+    count += 1;
+    return `${instanceId}-${count.toString(36)}`;
+  };
+}
+
+export function fastifyOptions(config: Config, instanceId: string, logStream?: LogStream): FastifyServerOptions {
   return {
     bodyLimit: BODY_LIMIT,
     // The spec's own schema keyword (read by the error handler, not a validation rule).
@@ -38,7 +59,8 @@ export function fastifyOptions(config: Config, logStream?: LogStream): FastifySe
         res: (res) => ({ statusCode: res.statusCode }),
       },
     },
-    requestIdHeader: 'x-request-id',
+    requestIdHeader: false,
+    genReqId: requestIds(instanceId, config.trustProxyHops > 0),
     // Every request line is logged once, by the observability hook.
     logController: new LogController({ disableRequestLogging: true }),
     // A per-request child logger (with the request id) only when request lines are logged at all; error

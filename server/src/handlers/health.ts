@@ -6,8 +6,7 @@ import { ApiError } from '../errors.js';
 /** How long the serving state waits for the database to answer a ping (milliseconds). */
 const PING_WAIT_MS = 1000;
 
-const settleAfter = <T>(ms: number, value: T) =>
-  new Promise<T>((resolve) => setTimeout(resolve, ms, value).unref());
+const settleAfter = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(resolve, ms, value).unref());
 
 export const healthHandlers: Pick<
   HandlerMap<Context>,

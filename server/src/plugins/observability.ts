@@ -1,6 +1,7 @@
 /**
- * One structured log line per request (request id, operation, status, duration; never query strings,
- * headers or bodies) and the request metrics.
+ * One structured log line per request (request id, operation, status, duration, the client's address as
+ * TRUST_PROXY_HOPS resolves it, its user agent, the account when signed in; never query strings, other
+ * headers or bodies), the request id returned in `X-Request-Id` on every answer, and the request metrics.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Metrics } from '../metrics.js';
@@ -10,6 +11,17 @@ export const UNMATCHED = 'unmatched';
 
 /** Whether a logger at this level writes the request lines (info). */
 export const logsRequests = (level: string) => level === 'trace' || level === 'debug' || level === 'info';
+
+/** The longest user agent a log line carries. */
+const USER_AGENT_MAX = 200;
+
+/** Every answer carries its request id, the one to quote to an operator (registered first of all hooks). */
+export function returnRequestIds(app: FastifyInstance): void {
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-request-id', request.id);
+    done();
+  });
+}
 
 export function observability(app: FastifyInstance, metrics: Metrics): void {
   // A callback hook, not an async one: no promise and no microtask per request.
@@ -28,6 +40,9 @@ export function observability(app: FastifyInstance, metrics: Metrics): void {
           path: request.url.split('?')[0],
           status: reply.statusCode,
           durationMs: Math.round(reply.elapsedTime * 100) / 100,
+          client: request.ip,
+          userAgent: request.headers['user-agent']?.slice(0, USER_AGENT_MAX),
+          account: request.caller?.account,
         },
         'request',
       );

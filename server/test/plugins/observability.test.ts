@@ -106,6 +106,90 @@ describe('logs', () => {
   });
 });
 
+describe('request ids', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await testApp('sqlite', { demo: true });
+  });
+  afterAll(() => t.close());
+
+  it('are returned on every answer, and unique across instances', async () => {
+    const other = await t.another();
+    const answers = await Promise.all(
+      [t.app, other].flatMap((app) =>
+        ['/v1/platforms', '/v1/platforms/SOL', '/v1/movements', '/nowhere', '/health/live'].map((url) =>
+          app.inject({ url }),
+        ),
+      ),
+    );
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 404, 401, 404, 200, 200, 404, 401, 404, 200]);
+    const ids = answers.map((a) => a.headers['x-request-id']);
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Each instance counts from one: the instance part is what keeps them apart.
+    const instances = new Set(ids.map((id) => String(id).split('-')[0]));
+    expect(instances.size).toBe(2);
+  });
+
+  it("take a proxy's X-Request-Id only behind a trusted proxy, and only a well-formed one", async () => {
+    const direct = await t.app.inject({ url: '/health/live', headers: { 'x-request-id': 'abc-123' } });
+    expect(direct.headers['x-request-id']).not.toBe('abc-123');
+    const behind = await buildApp({ ...t.config, trustProxyHops: 1 }, { store: t.store });
+    try {
+      const given = await behind.inject({ url: '/health/live', headers: { 'x-request-id': 'f3a9c2e1d4b5a697' } });
+      expect(given.headers['x-request-id']).toBe('f3a9c2e1d4b5a697');
+      for (const bad of ['', 'x'.repeat(129), 'a b', 'a\u0000b', '<script>', "' OR 1=1--"]) {
+        const answer = await behind.inject({ url: '/health/live', headers: { 'x-request-id': bad } });
+        expect(answer.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-z]+$/);
+      }
+    } finally {
+      await behind.close();
+    }
+  });
+
+  it('the request line names the client address, user agent and account; a start names release, instance and key', async () => {
+    const lines: string[] = [];
+    const app = await buildApp(
+      { ...t.config, logLevel: 'info', trustProxyHops: 1 },
+      { store: t.store, logStream: { write: (l) => lines.push(l) } },
+    );
+    try {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const me = ledgerUser(DEMO_SEED);
+      const { access_token } = await signIn(app, me);
+      await app.inject({
+        url: '/v1/movements?limit=1',
+        headers: {
+          authorization: `Bearer ${access_token}`,
+          'user-agent': 'wallet/2.1',
+          'x-forwarded-for': '203.0.113.9',
+        },
+      });
+      await app.inject({ url: '/v1/platforms', headers: { 'user-agent': 'u'.repeat(1000) } });
+    } finally {
+      await app.close();
+    }
+    const entries = lines.map((line) => JSON.parse(line));
+    const started = entries.find((e) => String(e.msg).startsWith('gateway '));
+    expect(started).toMatchObject({ database: 'sqlite', redis: false, trustProxyHops: 1 });
+    expect(started.version).toMatch(/^\d+\.\d+\.\d+/);
+    expect(started.instance).toMatch(/^[0-9a-f]{8}$/);
+    expect(started.keyId).toMatch(/^[\w-]{16}$/);
+    const requests = entries.filter((e) => e.msg === 'request');
+    const movements = requests.find((r) => r.operation === 'listMovements');
+    expect(movements).toMatchObject({
+      client: '203.0.113.9',
+      userAgent: 'wallet/2.1',
+      account: ledgerUser(DEMO_SEED).address,
+      status: 200,
+    });
+    expect(String(movements.reqId).startsWith(started.instance)).toBe(true);
+    const platforms = requests.find((r) => r.operation === 'listPlatforms');
+    expect(platforms.userAgent).toHaveLength(200);
+    expect(platforms.account).toBeUndefined();
+  });
+});
+
 describe('where log lines go', () => {
   it('a given stream; else readable lines on a terminal; else JSON on standard output', () => {
     const stream = { write: () => {} };
