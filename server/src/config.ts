@@ -29,7 +29,12 @@ const settings = {
   },
   /** PKCS#8 PEM of the Ed25519 key that signs access tokens; generated into dataDir when empty (embedded only). */
   tokenSigningKey: { type: 'string', default: '' },
-  /** Public keys (PKCS#8/SPKI PEM, comma-separated) of earlier signing keys whose tokens are still accepted. */
+  /**
+   * Public keys (SPKI PEM, comma-separated) whose tokens are accepted besides the signing key's: the next key
+   * while a rotation is announced, the previous one until its tokens have expired.
+   */
+  tokenAcceptedPublicKeys: { type: 'string', separator: ',', default: '' },
+  /** The earlier name of TOKEN_ACCEPTED_PUBLIC_KEYS, still read (both lists are accepted). */
   tokenPreviousPublicKeys: { type: 'string', separator: ',', default: '' },
   /** Refresh-token lifetime, seconds. */
   refreshTokenTtl: { type: 'integer', minimum: 60, maximum: 31_536_000, default: 2_592_000 },

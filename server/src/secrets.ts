@@ -13,13 +13,13 @@ import {
 } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Config, requireSharedSecrets } from './config.js';
+import { type Config, ConfigError, requireSharedSecrets } from './config.js';
 
 export interface Secrets {
   signingKey: KeyObject;
   /** The key id (`kid`) of the signing key. */
   keyId: string;
-  /** Keys that verify access tokens, by key id: the signing key's, and earlier ones during a rotation. */
+  /** Keys that verify access tokens, by key id: the signing key's, and the next or previous one in a rotation. */
   verifyingKeys: ReadonlyMap<string, KeyObject>;
   proxySeed: string;
   cursorSecret: Uint8Array;
@@ -75,17 +75,26 @@ export function loadSecrets(config: Config, warn: (message: string) => void): Se
   if (signingKey.asymmetricKeyType !== 'ed25519')
     throw new Error('TOKEN_SIGNING_KEY must be an Ed25519 private key (PKCS#8 PEM)');
   const verifyingKey = createPublicKey(signingKey);
-  const previous = config.tokenPreviousPublicKeys.map((pem) => {
-    const key = createPublicKey(pem.trim().replaceAll('\\n', '\n'));
-    if (key.asymmetricKeyType !== 'ed25519')
-      throw new Error('TOKEN_PREVIOUS_PUBLIC_KEYS must hold Ed25519 public keys');
+  const accepted = [
+    ...config.tokenAcceptedPublicKeys.map((pem) => ['TOKEN_ACCEPTED_PUBLIC_KEYS', pem] as const),
+    ...config.tokenPreviousPublicKeys.map((pem) => ['TOKEN_PREVIOUS_PUBLIC_KEYS', pem] as const),
+  ].map(([name, pem]) => {
+    let key: KeyObject;
+    try {
+      key = createPublicKey(pem.trim().replaceAll('\\n', '\n'));
+    } catch {
+      throw new ConfigError(`invalid configuration: ${name} holds something that is not a public key (PEM)`);
+    }
+    if (key.asymmetricKeyType !== 'ed25519') {
+      throw new ConfigError(`invalid configuration: ${name} must hold Ed25519 public keys`);
+    }
     return key;
   });
   const keyId = keyIdOf(verifyingKey);
   return {
     signingKey,
     keyId,
-    verifyingKeys: new Map([verifyingKey, ...previous].map((key) => [keyIdOf(key), key])),
+    verifyingKeys: new Map([verifyingKey, ...accepted].map((key) => [keyIdOf(key), key])),
     proxySeed: String(resolved.proxySeed),
     cursorSecret: Buffer.from(String(resolved.cursorSecret), 'hex'),
   };

@@ -119,7 +119,7 @@ describe('a 10 s PostgreSQL outage under two instances', () => {
       expect(downPublic.filter((o) => o.age !== null).length).toBeGreaterThan(downPublic.length * 0.8);
       expect(downPublic.every((o) => o.age === null || /^\d+$/.test(o.age))).toBe(true);
       expect(of('before', true).every((o) => o.status === 200 && o.age === null)).toBe(true);
-      expect(of("after", true).filter((o) => o.status !== 200 || o.age !== null)).toEqual([]);
+      expect(of('after', true).filter((o) => o.status !== 200 || o.age !== null)).toEqual([]);
       // What needs the database is refused, retryable, and served again after.
       expect(of('down', false).every((o) => o.status === 503 && o.retryAfter !== null)).toBe(true);
       expect(of('after', false).every((o) => o.status === 200)).toBe(true);
