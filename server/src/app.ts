@@ -51,7 +51,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   if (!options.store) app.addHook('onClose', () => store.close());
   await store.migrate();
   const now = options.now ?? Date.now;
-  const services = createServices(config, store, { now, warn: (message) => app.log.warn(message) });
+  const services = createServices(config, store, {
+    now,
+    warn: (message) => app.log.warn(message),
+    info: (message) => app.log.info(message),
+  });
+  const { sharedLimits } = services;
+  if (sharedLimits) app.addHook('onClose', () => sharedLimits.close());
   // Revoked sign-ins are known before the first request is answered, and followed until the app closes.
   const revocations = watchRevocations(store, services.tokens.revoked, () => Math.floor(now() / 1000));
   app.addHook('onClose', () => revocations.close());
@@ -67,7 +73,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   negotiation(app);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await corsFor(app, config.corsOrigins, { localDevelopment: options.localDevelopmentOrigins });
-  await rateLimits(app, config.redisUrl);
+  await rateLimits(app, sharedLimits);
   observability(app, services.metrics);
   await docs(app, specification);
   errorHandling(app, services.metrics);

@@ -1,8 +1,10 @@
 /**
  * Prometheus metrics of one app: requests by operation and status with latency, token grants and refusals
- * by reason, database pool state, and the process's own. Each app has its own registry.
+ * by reason, database pool state, whether the Redis of the shared limits answers, and the process's own.
+ * Each app has its own registry.
  */
 import client from 'prom-client';
+import type { SharedLimits } from './shared-limits.js';
 import type { Store } from './store/store.js';
 
 export interface Metrics {
@@ -13,7 +15,7 @@ export interface Metrics {
   render(): Promise<string>;
 }
 
-export function createMetrics(store: Store): Metrics {
+export function createMetrics(store: Store, options: { sharedLimits?: SharedLimits | null } = {}): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
   const requests = requestMetrics();
@@ -44,6 +46,18 @@ export function createMetrics(store: Store): Metrics {
       this.set({ state: 'waiting' }, pool.waiting);
     },
   });
+  const { sharedLimits } = options;
+  // Only with REDIS_URL: without it there is no Redis to be up or down, and a 0 would read as an outage.
+  if (sharedLimits) {
+    new client.Gauge({
+      name: 'gateway_redis_up',
+      help: 'Whether the Redis of the shared rate limits answers (1) or is lost (0: limits counted per instance).',
+      registers: [registry],
+      collect() {
+        this.set(sharedLimits.state() === 'ok' ? 1 : 0);
+      },
+    });
+  }
   return {
     contentType: registry.contentType,
     observeRequest: requests.observe,
