@@ -29,6 +29,11 @@ export interface SharedLimits {
  */
 const CONNECT_TIMEOUT_MS = 2000;
 const COMMAND_TIMEOUT_MS = 1000;
+/**
+ * While lost over a connection that stays open (a Redis that stopped answering), no reconnection will say
+ * when it answers again: a PING at this interval does, with or without requests to count.
+ */
+const PROBE_INTERVAL_MS = 2000;
 
 export function createSharedLimits(url: string, log: { warn(message: string): void; info(message: string): void }) {
   const redis = new Redis(url, {
@@ -47,11 +52,14 @@ export function createSharedLimits(url: string, log: { warn(message: string): vo
   });
   const startTimer = setTimeout(() => start(), CONNECT_TIMEOUT_MS + 500);
   startTimer.unref();
+  let probe: NodeJS.Timeout | undefined;
 
   const ok = () => {
     if (current === 'lost') log.info(`Redis at ${host}:${port} is back: rate limits are shared again`);
     current = 'ok';
     lastError = '';
+    clearInterval(probe);
+    probe = undefined;
     start();
   };
   const lost = (reason: string) => {
@@ -62,6 +70,8 @@ export function createSharedLimits(url: string, log: { warn(message: string): vo
       );
     }
     current = 'lost';
+    // Refused at once while disconnected (no offline queue): the probe costs nothing then.
+    probe ??= setInterval(() => redis.ping().then(ok, () => {}), PROBE_INTERVAL_MS).unref();
     start();
   };
   // Every reconnection attempt fails with an error event: remembered for the one line, never logged itself
@@ -80,6 +90,7 @@ export function createSharedLimits(url: string, log: { warn(message: string): vo
     failed: (error) => lost(error.message),
     async close() {
       clearTimeout(startTimer);
+      clearInterval(probe);
       redis.removeAllListeners('close');
       await redis.quit().catch(() => redis.disconnect());
     },
