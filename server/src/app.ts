@@ -58,9 +58,12 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const services = createServices(config, store, {
     now,
     warn: (message) => app.log.warn(message),
+    info: (message) => app.log.info(message),
     log: { warn: (object, message) => app.log.warn(object, message) },
   });
   app.addHook('onClose', async () => services.database.close());
+  const { sharedLimits } = services;
+  if (sharedLimits) app.addHook('onClose', () => sharedLimits.close());
   // Revoked sign-ins are known before the first request is answered, and followed until the app closes.
   const revocations = watchRevocations(store, services.tokens.revoked, () => Math.floor(now() / 1000));
   app.addHook('onClose', () => revocations.close());
@@ -77,7 +80,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   negotiation(app);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await corsFor(app, config.corsOrigins, { localDevelopment: options.localDevelopmentOrigins });
-  await rateLimits(app, config.redisUrl);
+  await rateLimits(app, sharedLimits);
   observability(app, services.metrics);
   // What an operator needs to know of a start, in one line: which release, where its data is, which keys.
   app.addHook('onListen', function started(done) {

@@ -46,7 +46,10 @@ const settings = {
   databasePoolSize: { type: 'integer', minimum: 1, maximum: 200, default: 10 },
   /** Token requests allowed per client IP per minute. */
   tokenRateLimit: { type: 'integer', minimum: 1, maximum: 100_000, default: 60 },
-  /** Redis for limits shared by every instance (`redis://host:6379`); empty: limits in memory, per instance. */
+  /**
+   * Redis for limits shared by every instance (`redis://host:6379`); empty, or while it does not answer: limits
+   * in memory, per instance.
+   */
   redisUrl: { type: 'string', pattern: '^(rediss?://.+)?$', default: '' },
   /** Trust X-Forwarded-* from this many proxy hops (behind a load balancer), so limits see client addresses. */
   trustProxyHops: { type: 'integer', minimum: 0, maximum: 10, default: 0 },

@@ -7,6 +7,7 @@ import type { AccountEvents } from './domain/events.js';
 import type { Caller, TokenSettings } from './domain/token-settings.js';
 import { ApiError } from './errors.js';
 import type { Metrics } from './metrics.js';
+import type { SharedLimits } from './shared-limits.js';
 import type { DatabaseWatch } from './store/availability.js';
 import type { Database } from './store/schema.js';
 import type { Store } from './store/store.js';
@@ -25,8 +26,8 @@ export interface Services {
   /** The accounts' events, read from the store and handed to their streams (GET /v1/events). */
   events: AccountEvents;
   proxySeed: string;
-  /** The state of the Redis that shares the rate limits, when one is configured. */
-  sharedLimits?: { state(): 'ok' | 'unavailable' };
+  /** The Redis of the limits every instance shares (REDIS_URL), and its state; null without one. */
+  sharedLimits: SharedLimits | null;
   /** Current time, milliseconds since the epoch (injectable for tests). */
   now(): number;
 }

@@ -1,9 +1,11 @@
 /**
  * Prometheus metrics of one app: requests by operation and status with latency, token grants and refusals
- * by reason, database pool state, and the process's own. Each app has its own registry.
+ * by reason, database pool state, whether the Redis of the shared limits answers, and the process's own.
+ * Each app has its own registry.
  */
 import client from 'prom-client';
 import type { CatalogueCache } from './domain/catalogue-cache.js';
+import type { SharedLimits } from './shared-limits.js';
 import type { DatabaseWatch } from './store/availability.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
@@ -20,6 +22,8 @@ export interface Metrics {
 export interface MetricSources {
   database: Pick<DatabaseWatch, 'up'>;
   catalogue: Pick<CatalogueCache, 'state'>;
+  /** The Redis of the shared limits, when REDIS_URL is set. */
+  sharedLimits?: Pick<SharedLimits, 'state'> | null;
 }
 
 export function createMetrics(store: Store, sources: MetricSources): Metrics {
@@ -75,6 +79,18 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
       this.set((sources.catalogue.state().staleMs ?? 0) / 1000);
     },
   });
+  const { sharedLimits } = sources;
+  // Only with REDIS_URL: without it there is no Redis to be up or down, and a 0 would read as an outage.
+  if (sharedLimits) {
+    new client.Gauge({
+      name: 'gateway_redis_up',
+      help: 'Whether the Redis of the shared rate limits answers (1) or is lost (0: limits counted per instance).',
+      registers: [registry],
+      collect() {
+        this.set(sharedLimits.state() === 'ok' ? 1 : 0);
+      },
+    });
+  }
   return {
     contentType: registry.contentType,
     observeRequest: requests.observe,

@@ -1,4 +1,7 @@
-/** The services every handler gets: the store, the catalogue cache, the secrets' keys and codecs, the clock. */
+/**
+ * The services every handler gets: the store, the catalogue cache, the secrets' keys and codecs, the Redis of
+ * the shared limits, the clock.
+ */
 import type { Config } from './config.js';
 import type { Services } from './context.js';
 import { createCatalogueCache } from './domain/catalogue-cache.js';
@@ -7,22 +10,29 @@ import { AccountEvents } from './domain/events.js';
 import { RevokedFamilies } from './domain/revocations.js';
 import { createMetrics } from './metrics.js';
 import { loadSecrets } from './secrets.js';
+import { createSharedLimits } from './shared-limits.js';
 import { type DatabaseLog, watchDatabase } from './store/availability.js';
 import type { Store } from './store/store.js';
 
 export function createServices(
   config: Config,
   store: Store,
-  options: { now: () => number; warn: (message: string) => void; log: DatabaseLog },
+  options: {
+    now: () => number;
+    warn: (message: string) => void;
+    info: (message: string) => void;
+    log: DatabaseLog;
+  },
 ): Services {
   const secrets = loadSecrets(config, options.warn);
   const database = watchDatabase(store, options.log, { now: options.now });
   const catalogue = createCatalogueCache(store.db, options.now, { failed: (error) => database.failed(error) });
+  const sharedLimits = config.redisUrl ? createSharedLimits(config.redisUrl, options) : null;
   return {
     db: store.db,
     store,
     database,
-    metrics: createMetrics(store, { database, catalogue }),
+    metrics: createMetrics(store, { database, catalogue, sharedLimits }),
     catalogue,
     config,
     cursors: createCursorCodec(secrets.cursorSecret),
@@ -38,6 +48,7 @@ export function createServices(
     },
     events: new AccountEvents(store, { now: options.now, warn: options.warn }),
     proxySeed: secrets.proxySeed,
+    sharedLimits,
     now: options.now,
   };
 }

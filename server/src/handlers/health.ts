@@ -31,7 +31,9 @@ export const healthHandlers: Pick<
         headers: { 'retry-after': '5' },
       });
     }
-    const redis = context.sharedLimits?.state();
+    // Without its Redis the token endpoint's limit is counted per instance: degraded, still serving.
+    const shared = context.sharedLimits?.state();
+    const redis = shared === undefined ? undefined : shared === 'ok' ? 'ok' : 'unavailable';
     const degraded = database === 'unavailable' || redis === 'unavailable';
     return {
       status: 200,
