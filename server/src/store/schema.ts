@@ -1,6 +1,7 @@
 /** Table types of the store. Amounts are canonical decimal text; times are UTC ISO 8601 text with ms. */
 import type { CompiledQuery, Generated, Kysely } from 'kysely';
 import type { ListenHandlers, Listening } from './listener.js';
+import type { MigrationState } from './migrations.js';
 export type Direction = 'deposit' | 'withdrawal';
 
 export interface PlatformTable {
@@ -164,11 +165,13 @@ export interface Store {
   readonly dialect: DialectName;
   /**
    * Applies pending migrations, then renders stored documents again if their format changed
-   * (store/documents.ts); returns what it did (migration names, rows rendered).
+   * (store/documents.ts); returns what it did (migration names, rows rendered). A database ahead of this
+   * release (migrated by a newer one) throws `DatabaseAhead`, one whose migrations do not fit it
+   * `MigrationMismatch` (store/migrations.ts), with nothing applied or rendered.
    */
   migrate(): Promise<string[]>;
-  /** The migrations applied to this store and those still pending, by name (nothing is applied). */
-  migrationState(): Promise<{ applied: string[]; pending: string[] }>;
+  /** The migrations applied to this store, pending, or applied by a newer release (nothing is applied). */
+  migrationState(): Promise<MigrationState>;
   /**
    * The first column of every row of a compiled query, without building an object per row: the hot list
    * pages read their documents this way (a driver's per-row and per-value cost is most of a page's time).
