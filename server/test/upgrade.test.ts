@@ -14,7 +14,7 @@ import { buildApp } from '../src/app.js';
 import { type Config, testConfig } from '../src/config.js';
 import { importMovements, loadDemoIfEmpty } from '../src/operator/commands.js';
 import { readStatus, statusLines } from '../src/operator/status.js';
-import { DatabaseAhead, MigrationMismatch, migrations } from '../src/store/migrations.js';
+import { DatabaseAhead, judgeMigrations, MigrationMismatch, migrations } from '../src/store/migrations.js';
 import { signIn } from './support/app.js';
 import { createTestStore, DATABASES, type TestStore } from './support/databases.js';
 import { LAST_MIGRATION, migrateAsNewerRelease, NEWER_FORMAT, NEWER_MIGRATION } from './support/newer-release.js';
@@ -136,6 +136,30 @@ describe.each(DATABASES)('a %s database a newer release migrated', (kind) => {
     }
     // One line per start, not one per request.
     expect(logs.filter((line) => line.includes('ahead of this release'))).toHaveLength(1);
+  });
+});
+
+describe('judging a record of applied migrations against this release', () => {
+  const names = ['0001_a', '0002_b', '0003_c'];
+
+  it('behind, up to date and ahead are told apart; ahead lists the newer migrations in order', () => {
+    expect(judgeMigrations([], names)).toEqual({ applied: [], pending: names, ahead: [], problem: null });
+    expect(judgeMigrations(['0001_a'], names)).toMatchObject({ pending: ['0002_b', '0003_c'], ahead: [] });
+    expect(judgeMigrations(names, names)).toEqual({ applied: names, pending: [], ahead: [], problem: null });
+    expect(judgeMigrations([...names, '0010_e', '0004_d'], names)).toEqual({
+      applied: names,
+      pending: [],
+      ahead: ['0004_d', '0010_e'],
+      problem: null,
+    });
+  });
+
+  it('newer migrations with some of its own missing is a mismatch, in one sentence', () => {
+    expect(judgeMigrations(['0001_a', '0002_b', '0004_d'], names)).toMatchObject({
+      ahead: [],
+      problem:
+        "the database has migrations newer than this release's (0004_d) but not all of its own (0003_c not applied)",
+    });
   });
 });
 

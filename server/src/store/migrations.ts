@@ -1,10 +1,16 @@
 /**
  * Migrations, the same for SQLite and PostgreSQL. Every list query is a keyset scan over one of the
  * indexes created here (see docs in the README's "Store" section).
+ *
+ * They are expand-only (new tables, nullable or defaulted columns, indexes), so that the previous release
+ * runs on the schema of the next one: that is what lets a release be deployed instance by instance and
+ * rolled back by redeploying. A drop, a rename or a narrowing comes in a later release, once no instance of
+ * the old shape is left (docs/deployment.md, "Upgrades and rollbacks"; test/store/expand-only.test.ts).
  */
 import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 // Which database a migration runs on, for the few statements the two write differently.
 import { isPostgres } from './rows.js';
+import type { MigrationState } from './schema.js';
 
 const initial: Migration = {
   async up(db: Kysely<unknown>) {
@@ -307,22 +313,6 @@ const MIGRATION_TABLE = 'kysely_migration';
 /** This release's migrations by name, in the order they apply. */
 const known = () => Object.keys(migrations).sort();
 
-/**
- * What the database's record of applied migrations means for this release. `ahead`: the migrations a newer
- * release applied (unknown here, named after this release's last one): the database is this release's schema
- * and more, which this release runs on (migrations are expand-only: docs in the README's "Upgrades").
- * `problem`: the record fits this release in no such way, in one sentence.
- */
-export interface MigrationState {
-  /** This release's migrations applied, in order. */
-  applied: string[];
-  /** This release's migrations not applied yet. */
-  pending: string[];
-  /** Migrations of a newer release applied, in order; empty unless every one of this release's is applied. */
-  ahead: string[];
-  problem: string | null;
-}
-
 /** The database is ahead of this release: migrated by a newer one. Nothing was applied or rendered. */
 export class DatabaseAhead extends Error {
   constructor(
@@ -360,7 +350,7 @@ async function executedNames(db: Kysely<unknown>, schema?: string): Promise<stri
   return rows.map((r) => r.name).sort();
 }
 
-/** Judges the applied names against this release's `names` (sorted): see `MigrationState`. */
+/** Judges the applied names against this release's `names` (sorted): see `MigrationState` (store/schema.ts). */
 export function judgeMigrations(executed: string[], names: string[] = known()): MigrationState {
   const done = new Set(executed);
   const applied = names.filter((n) => done.has(n));

@@ -1,7 +1,6 @@
 /** Table types of the store. Amounts are canonical decimal text; times are UTC ISO 8601 text with ms. */
 import type { CompiledQuery, Generated, Kysely } from 'kysely';
 import type { ListenHandlers, Listening } from './listener.js';
-import type { MigrationState } from './migrations.js';
 export type Direction = 'deposit' | 'withdrawal';
 
 export interface PlatformTable {
@@ -159,6 +158,22 @@ export interface Database {
 }
 
 export type DialectName = 'sqlite' | 'postgres';
+
+/**
+ * What the database's record of applied migrations means for this release. `ahead`: the migrations a newer
+ * release applied (unknown here, named after this release's last one): the database is this release's schema
+ * and more, which this release runs on (migrations are expand-only: docs/deployment.md, "Upgrades and
+ * rollbacks"). `problem`: the record fits this release in no such way, in one sentence.
+ */
+export interface MigrationState {
+  /** This release's migrations applied, in order. */
+  applied: string[];
+  /** This release's migrations not applied yet. */
+  pending: string[];
+  /** Migrations of a newer release applied, in order; empty unless every one of this release's is applied. */
+  ahead: string[];
+  problem: string | null;
+}
 
 export interface Store {
   readonly db: Kysely<Database>;

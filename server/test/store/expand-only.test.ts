@@ -25,7 +25,7 @@ const DESTRUCTIVE = [
 ];
 
 /** The destructive statements in a migration's source. */
-export function destructiveStatements(source: string): string[] {
+function destructiveStatements(source: string): string[] {
   return DESTRUCTIVE.flatMap((pattern) => [...source.matchAll(pattern)].map((m) => m[0]));
 }
 
