@@ -24,6 +24,7 @@ import { rateLimits } from './plugins/rate-limit.js';
 import { securityHeaders } from './plugins/security-headers.js';
 import { routeResolver } from './routes.js';
 import { createServices } from './services.js';
+import { DatabaseAhead } from './store/migrations.js';
 import { openStore, type Store } from './store/store.js';
 import { VERSION } from './version.js';
 
@@ -53,7 +54,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const store = options.store ?? openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   if (!options.store) app.addHook('onClose', () => store.close());
-  await store.migrate();
+  try {
+    await store.migrate();
+  } catch (error) {
+    // A newer release migrated the database (a rolling upgrade, or a rollback to this release): its schema
+    // is this release's and more, so serve on it as it is.
+    if (!(error instanceof DatabaseAhead)) throw error;
+    app.log.warn(error.notice('serving'));
+  }
   const now = options.now ?? Date.now;
   const services = createServices(config, store, {
     now,

@@ -14,12 +14,14 @@ import { DEFAULT_BATCH, ImportError } from './operator/feed-import.js';
 import { ImportConflict, StreamRefusal } from './operator/feed-stream.js';
 import { readStatus, statusLines, unansweredStatus } from './operator/status.js';
 import { CatalogueConflict } from './store/catalogue.js';
+import { DatabaseAhead, MigrationMismatch } from './store/migrations.js';
 import { isPostgresUrl, openStore, type Store, sqlitePath } from './store/store.js';
 
 const EXIT = { done: 0, invalidInput: 1, usage: 2, databaseUnavailable: 3 } as const;
 const EXIT_CODES = `exit codes:
   0  done
-  1  invalid input (a file, a line, the catalogue; nothing of what was refused was written), or another failure
+  1  invalid input (a file, a line, the catalogue; nothing of what was refused was written), a database
+     migrated by a newer release (migrate) or whose migrations do not fit this release, or another failure
   2  usage or configuration error
   3  the database is unavailable`;
 
@@ -61,7 +63,15 @@ const COMMANDS: Command[] = [
     description: 'serve the API on HOST:PORT',
     options: { demo: { type: 'boolean', help: 'load the demo exchange into an empty database' } },
   },
-  { name: 'migrate', args: '', description: 'apply pending database migrations', options: {} },
+  {
+    name: 'migrate',
+    args: '',
+    description: 'apply pending database migrations',
+    options: {},
+    details:
+      "On a database a newer release migrated, nothing is applied and it exits 1: run the newer release's\n" +
+      'migrate. This release still serves on that database (migrations are expand-only).',
+  },
   {
     name: 'status',
     args: '',
@@ -158,11 +168,19 @@ function readable(file: string): void {
   accessSync(file, constants.R_OK);
 }
 
-/** Runs against the configured database, migrated first unless told otherwise. */
+/**
+ * Runs against the configured database, migrated first unless told otherwise. A database a newer release
+ * migrated is used as it is (its schema is this release's and more), said in one line on standard error.
+ */
 async function withStore<T>(config: Config, run: (store: Store) => Promise<T>, migrateFirst = true): Promise<T> {
   const store = openStore(config.databaseUrl, { poolSize: 2 });
   try {
-    if (migrateFirst) await store.migrate();
+    if (migrateFirst) {
+      await store.migrate().catch((error: unknown) => {
+        if (!(error instanceof DatabaseAhead)) throw error;
+        process.stderr.write(`${error.notice('working')}\n`);
+      });
+    }
     return await run(store);
   } finally {
     await store.close();
@@ -385,6 +403,8 @@ function explain(error: unknown): { message: string; code: number } {
   if (error instanceof UsageError) return { message: `${error.message}\n\n${error.help}`, code: EXIT.usage };
   if (error instanceof ConfigError) return { message: error.message, code: EXIT.usage };
   if (invalidInput(error) || error instanceof FileInputError)
+    return { message: error.message, code: EXIT.invalidInput };
+  if (error instanceof DatabaseAhead || error instanceof MigrationMismatch)
     return { message: error.message, code: EXIT.invalidInput };
   const fileError = error as NodeJS.ErrnoException;
   if (fileError?.path !== undefined && ['ENOENT', 'EACCES', 'EISDIR', 'EPERM'].includes(fileError.code ?? '')) {

@@ -8,12 +8,14 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { demoFiles } from '../src/operator/commands.js';
 import { signIn } from './support/app.js';
 import { DATABASES, type DatabaseForProcesses, databaseForProcesses, stoppedPostgresUrl } from './support/databases.js';
+import { LAST_MIGRATION, migrateAsNewerRelease, NEWER_FORMAT, NEWER_MIGRATION } from './support/newer-release.js';
 import { me } from './support/signers.js';
 
 const run = promisify(execFile);
@@ -415,6 +417,74 @@ describe.each(DATABASES)('gateway commands on %s', (kind) => {
     }).catch((e) => e);
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(/invalid configuration: .*CHAIN_ID/);
+  });
+});
+
+describe.each(DATABASES)('gateway commands on a %s database a newer release migrated', (kind) => {
+  let dir: string;
+  let t: DatabaseForProcesses;
+  const gateway = (...args: string[]) =>
+    run(process.execPath, [CLI, ...args], { env: { ...process.env, ...t.env, LOG_LEVEL: 'error' } }).then(
+      (r) => ({ code: 0, ...r }),
+      (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
+    );
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'gateway-cli-'));
+    t = await databaseForProcesses(kind, dir);
+    expect((await gateway('migrate')).code).toBe(0);
+    await migrateAsNewerRelease(t.store.db as unknown as Kysely<unknown>);
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('migrate refuses in one sentence naming the newer migration and what to do, exit 1, and changes nothing', async () => {
+    const result = await gateway('migrate');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `the database is ahead of this release (migration ${NEWER_MIGRATION} is from a newer release; this release's ` +
+        `last is ${LAST_MIGRATION}), so there is nothing for its migrate to do: run the newer release's gateway ` +
+        'migrate, or nothing if it has run\n',
+    );
+    const format = await t.store.db.selectFrom('document_format').select('format').executeTakeFirstOrThrow();
+    expect(format.format).toBe(NEWER_FORMAT);
+  });
+
+  it('status says ahead and lists the newer migration, as text and as JSON', async () => {
+    const text = await gateway('status');
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toMatch(
+      new RegExp(
+        `^migration: ${NEWER_MIGRATION} \\(ahead of this release: ${NEWER_MIGRATION} from a newer release`,
+        'm',
+      ),
+    );
+    expect(text.stdout).not.toMatch(/up to date/);
+    const json = JSON.parse((await gateway('status', '--json')).stdout);
+    expect(json.migrations).toEqual({
+      state: 'ahead',
+      current: NEWER_MIGRATION,
+      pending: [],
+      ahead: [NEWER_MIGRATION],
+    });
+  });
+
+  it('a catalogue load and an import work on it, each saying once on standard error that it did not migrate', async () => {
+    const load = await gateway('catalogue', 'load', demoFiles.catalogue);
+    expect(load.code, load.stderr).toBe(0);
+    const imported = await gateway('movements', 'import', demoFiles.movements);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.stdout).toMatch(/record\(s\) of \d+ line\(s\) imported/);
+    for (const { stderr } of [load, imported]) {
+      expect(stderr.trim().split('\n')).toEqual([
+        `the database is ahead of this release (migration ${NEWER_MIGRATION} is from a newer release; this ` +
+          `release's last is ${LAST_MIGRATION}): working on it without migrating, and stored documents are not ` +
+          'rendered again (that is left to the newer release)',
+      ]);
+    }
   });
 });
 

@@ -14,7 +14,18 @@ import type { Store } from '../store/store.js';
 export interface Status {
   /** `problem`: why the database does not answer. */
   database: { kind: 'sqlite' | 'postgres'; answers: boolean; problem?: string };
-  migrations: { current: string | null; pending: string[] } | null;
+  /**
+   * `current`: the last migration applied (a newer release's when the database is `ahead`); `ahead`: the
+   * migrations applied by a newer release, unknown to this one; `problem`: why the record does not fit this
+   * release otherwise.
+   */
+  migrations: {
+    state: 'up to date' | 'pending' | 'ahead' | 'mismatch';
+    current: string | null;
+    pending: string[];
+    ahead: string[];
+    problem?: string;
+  } | null;
   catalogueVersion: number | null;
   /** The keys in force; `problem` when they cannot be read; null when none exists yet (embedded mode). */
   keys: { current: string; previous: string[] } | { problem: string } | null;
@@ -64,10 +75,15 @@ export async function readStatus(store: Store, config: Config): Promise<Status> 
   const database = { kind: store.dialect, answers: true };
   const keys = keysOf(config);
   const { db } = store;
-  const { applied, pending } = await store.migrationState();
-  if (applied.length === 0) {
-    return { database, migrations: { current: null, pending }, catalogueVersion: null, keys, counts: null };
-  }
+  const { applied, pending, ahead, problem: mismatch } = await store.migrationState();
+  const migrations: NonNullable<Status['migrations']> = {
+    state: mismatch !== null ? 'mismatch' : ahead.length > 0 ? 'ahead' : pending.length > 0 ? 'pending' : 'up to date',
+    current: ahead.at(-1) ?? applied.at(-1) ?? null,
+    pending,
+    ahead,
+    ...(mismatch !== null ? { problem: mismatch } : {}),
+  };
+  if (applied.length === 0) return { database, migrations, catalogueVersion: null, keys, counts: null };
   const catalogue = await db.selectFrom('catalogue_version').select('version').where('id', '=', 1).executeTakeFirst();
   const [movements, trades, families] = await Promise.all([
     count(db, 'movements'),
@@ -84,7 +100,7 @@ export async function readStatus(store: Store, config: Config): Promise<Status> 
   ]);
   return {
     database,
-    migrations: { current: applied.at(-1) ?? null, pending },
+    migrations,
     catalogueVersion: catalogue?.version ?? null,
     keys,
     counts: {
@@ -104,10 +120,14 @@ export function statusLines(status: Status): string[] {
     `database: ${database.kind}, ${database.answers ? 'answers' : `does NOT answer (${database.problem ?? 'no reason given'})`}`,
   ];
   if (migrations) {
-    lines.push(
-      `migration: ${migrations.current ?? 'none applied'}` +
-        (migrations.pending.length > 0 ? ` (pending: ${migrations.pending.join(', ')})` : ' (up to date)'),
-    );
+    const { state, current, pending, ahead, problem } = migrations;
+    const detail = {
+      'up to date': 'up to date',
+      pending: `pending: ${pending.join(', ')}`,
+      ahead: `ahead of this release: ${ahead.join(', ')} from a newer release; this one serves on it without migrating`,
+      mismatch: `does not fit this release: ${problem}`,
+    }[state];
+    lines.push(`migration: ${current ?? 'none applied'} (${detail})`);
   }
   if (database.answers) lines.push(`catalogue version: ${status.catalogueVersion ?? 'none loaded'}`);
   lines.push(

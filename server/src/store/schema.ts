@@ -159,16 +159,34 @@ export interface Database {
 
 export type DialectName = 'sqlite' | 'postgres';
 
+/**
+ * What the database's record of applied migrations means for this release. `ahead`: the migrations a newer
+ * release applied (unknown here, named after this release's last one): the database is this release's schema
+ * and more, which this release runs on (migrations are expand-only: docs/deployment.md, "Upgrades and
+ * rollbacks"). `problem`: the record fits this release in no such way, in one sentence.
+ */
+export interface MigrationState {
+  /** This release's migrations applied, in order. */
+  applied: string[];
+  /** This release's migrations not applied yet. */
+  pending: string[];
+  /** Migrations of a newer release applied, in order; empty unless every one of this release's is applied. */
+  ahead: string[];
+  problem: string | null;
+}
+
 export interface Store {
   readonly db: Kysely<Database>;
   readonly dialect: DialectName;
   /**
    * Applies pending migrations, then renders stored documents again if their format changed
-   * (store/documents.ts); returns what it did (migration names, rows rendered).
+   * (store/documents.ts); returns what it did (migration names, rows rendered). A database ahead of this
+   * release (migrated by a newer one) throws `DatabaseAhead`, one whose migrations do not fit it
+   * `MigrationMismatch` (store/migrations.ts), with nothing applied or rendered.
    */
   migrate(): Promise<string[]>;
-  /** The migrations applied to this store and those still pending, by name (nothing is applied). */
-  migrationState(): Promise<{ applied: string[]; pending: string[] }>;
+  /** The migrations applied to this store, pending, or applied by a newer release (nothing is applied). */
+  migrationState(): Promise<MigrationState>;
   /**
    * The first column of every row of a compiled query, without building an object per row: the hot list
    * pages read their documents this way (a driver's per-row and per-value cost is most of a page's time).

@@ -193,6 +193,8 @@ function storeOf(
     poolState,
     listen,
     async migrate() {
+      // A database ahead of this release is refused before anything is rendered: the newer release's
+      // rendering is the one its rows are in.
       const applied = await migrateToLatest(db as Kysely<unknown>, schema);
       const rendered = await refreshDocuments(db);
       return rendered > 0 ? [...applied, `documents of ${rendered} rows rendered`] : applied;
