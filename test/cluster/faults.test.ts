@@ -317,7 +317,9 @@ describe('PostgreSQL going away during a feed import', () => {
             if (error) producerErrors.push(error);
             else accepted += line.length;
           });
-          if (!more) await new Promise((r) => child.stdin.once('drain', r));
+          // Blocked until the CLI reads on; a CLI that exits instead fails the writes (EPIPE), and ends this.
+          if (!more) await new Promise((r) => child.stdin.once('drain', r).once('close', r));
+          if (child.stdin.destroyed) return;
         }
       };
       const total = 24_000;
