@@ -16,6 +16,7 @@ import { watchRevocations } from './domain/revocations.js';
 import { errorHandling } from './error-handler.js';
 import { BODY_LIMIT, fastifyOptions } from './fastify-options.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
+import { databaseRetry } from './operator/database-wait.js';
 import { corsFor } from './plugins/cors.js';
 import { docs } from './plugins/docs.js';
 import { negotiation } from './plugins/negotiation.js';
@@ -45,6 +46,11 @@ export interface AppOptions {
   logStream?: { write(line: string): void };
   /** Demo mode: CORS also accepts local development origins (`http://localhost:<port>`, `http://127.0.0.1:<port>`). */
   localDevelopmentOrigins?: boolean;
+  /**
+   * How long to wait at start for a database that does not answer yet, ms (`serve`: DATABASE_WAIT_SECONDS);
+   * none by default: its failure is thrown at once.
+   */
+  databaseWaitMs?: number;
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -54,8 +60,13 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   const store = options.store ?? openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   if (!options.store) app.addHook('onClose', () => store.close());
+  const retry = databaseRetry({
+    waitMs: options.databaseWaitMs ?? 0,
+    setting: 'DATABASE_WAIT_SECONDS',
+    say: (level, line) => app.log[level](line),
+  });
   try {
-    await store.migrate();
+    await (retry ? retry(() => store.migrate(), { to: 'start', done: 'starting' }) : store.migrate());
   } catch (error) {
     // A newer release migrated the database (a rolling upgrade, or a rollback to this release): its schema
     // is this release's and more, so serve on it as it is.

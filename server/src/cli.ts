@@ -10,12 +10,14 @@ import { parseArgs } from 'node:util';
 import { type Config, ConfigError, loadConfig } from './config.js';
 import { CatalogueError } from './domain/catalogue.js';
 import { importMovements, importTrades, loadCatalogueFile, type Progress, streamFeed } from './operator/commands.js';
+import { DatabaseGone, type DatabaseRetry, databaseRetry } from './operator/database-wait.js';
 import { DEFAULT_BATCH, ImportError } from './operator/feed-import.js';
 import { ImportConflict, StreamRefusal } from './operator/feed-stream.js';
 import { readStatus, statusLines, unansweredStatus } from './operator/status.js';
 import { CatalogueConflict } from './store/catalogue.js';
 import { DatabaseAhead, MigrationMismatch } from './store/migrations.js';
 import { isPostgresUrl, openStore, type Store, sqlitePath } from './store/store.js';
+import { databaseUnavailable } from './store/unavailable.js';
 
 const EXIT = { done: 0, invalidInput: 1, usage: 2, databaseUnavailable: 3 } as const;
 const EXIT_CODES = `exit codes:
@@ -34,6 +36,9 @@ interface Command {
   details?: string;
 }
 
+/** How long an import waits for a database that does not answer, seconds: a restart or a fail-over. */
+const DEFAULT_RETRY_FOR = 300;
+
 const BATCH_OPTIONS: Command['options'] = {
   'batch-size': { type: 'string', help: 'records per transaction, 1 to 100000 (default 5000; 1000 with --follow)' },
   follow: {
@@ -42,6 +47,10 @@ const BATCH_OPTIONS: Command['options'] = {
   },
   'batch-ms': { type: 'string', help: 'with --follow: the longest a record waits to be committed, ms (default 200)' },
   'skip-invalid': { type: 'boolean', help: 'write the valid records, reporting each refused line on standard error' },
+  'retry-for': {
+    type: 'string',
+    help: `while the database does not answer, retry the batch for up to N seconds (default ${DEFAULT_RETRY_FOR}; 0: exit 3 at once)`,
+  },
 };
 
 const feedDetails = (
@@ -54,6 +63,11 @@ transaction: a bad line stops it with its line number and nothing of its batch w
 --skip-invalid. SIGTERM or SIGINT finishes the current batch and exits 0. Progress goes to standard error
 at most once a second.
 
+While the database does not answer (stopped, restarting, unreachable), the batch being written is kept and
+retried with backoff for up to --retry-for seconds, and reading stops a batch ahead (the writer of a pipe
+waits); standard error says when the database is lost, every few seconds while it stays away, and when the
+batch is written. Past that time: exit 3, saying from which line nothing was written.
+
   bridge | gateway ${kind} import - --follow`;
 
 const COMMANDS: Command[] = [
@@ -62,6 +76,9 @@ const COMMANDS: Command[] = [
     args: '',
     description: 'serve the API on HOST:PORT',
     options: { demo: { type: 'boolean', help: 'load the demo exchange into an empty database' } },
+    details:
+      'Waits up to DATABASE_WAIT_SECONDS for a database that does not answer yet. On a database a newer release\n' +
+      'migrated, it serves without migrating, and says so in one line.',
   },
   {
     name: 'migrate',
@@ -69,8 +86,9 @@ const COMMANDS: Command[] = [
     description: 'apply pending database migrations',
     options: {},
     details:
-      "On a database a newer release migrated, nothing is applied and it exits 1: run the newer release's\n" +
-      'migrate. This release still serves on that database (migrations are expand-only).',
+      'Waits up to DATABASE_WAIT_SECONDS for a database that does not answer yet. On a database a newer release\n' +
+      "migrated, nothing is applied and it exits 1: run the newer release's migrate. This release still serves\n" +
+      'on that database (migrations are expand-only).',
   },
   {
     name: 'status',
@@ -169,17 +187,26 @@ function readable(file: string): void {
 }
 
 /**
- * Runs against the configured database, migrated first unless told otherwise. A database a newer release
- * migrated is used as it is (its schema is this release's and more), said in one line on standard error.
+ * Runs against the configured database, migrated first unless told otherwise; with `retry`, a database that
+ * does not answer yet is waited for. A database a newer release migrated is used as it is (its schema is
+ * this release's and more), said in one line on standard error.
  */
-async function withStore<T>(config: Config, run: (store: Store) => Promise<T>, migrateFirst = true): Promise<T> {
+async function withStore<T>(
+  config: Config,
+  run: (store: Store) => Promise<T>,
+  migrateFirst = true,
+  retry?: DatabaseRetry,
+): Promise<T> {
   const store = openStore(config.databaseUrl, { poolSize: 2 });
   try {
     if (migrateFirst) {
-      await store.migrate().catch((error: unknown) => {
-        if (!(error instanceof DatabaseAhead)) throw error;
-        process.stderr.write(`${error.notice('working')}\n`);
-      });
+      const migrate = () =>
+        store.migrate().catch((error: unknown) => {
+          if (!(error instanceof DatabaseAhead)) throw error;
+          process.stderr.write(`${error.notice('working')}\n`);
+          return [];
+        });
+      await (retry ? retry(migrate, { to: 'check its migrations', done: 'migrations checked' }) : migrate());
     }
     return await run(store);
   } finally {
@@ -188,6 +215,10 @@ async function withStore<T>(config: Config, run: (store: Store) => Promise<T>, m
 }
 
 const progress: Progress = (done, phase) => process.stderr.write(`  ${done.toLocaleString('en')} lines ${phase}\n`);
+
+/** Waiting for the database, said on standard error like the progress. */
+const commandRetry = (waitMs: number, setting: string, signal?: AbortSignal) =>
+  databaseRetry({ waitMs, setting, signal, say: (_level, line) => process.stderr.write(`  ${line}\n`) });
 
 function integer(value: string | undefined, name: string, min: number, max: number, help: string): number | undefined {
   if (value === undefined) return undefined;
@@ -211,36 +242,52 @@ async function importCommand(
   const batchMs = integer(values['batch-ms'] as string | undefined, 'batch-ms', 1, 3_600_000, help);
   const follow = values.follow === true;
   const skipInvalid = values['skip-invalid'] === true;
+  const retryFor =
+    integer(values['retry-for'] as string | undefined, 'retry-for', 0, 604_800, help) ?? DEFAULT_RETRY_FOR;
   if (follow && source !== '-') throw new UsageError('--follow reads standard input: give - as the source', help);
   if (batchMs !== undefined && !follow) throw new UsageError('--batch-ms goes with --follow', help);
   const config = loadConfig();
   const { chainId } = config;
   if (source !== '-') readable(source);
+  const stop = new AbortController();
+  const retry = commandRetry(retryFor * 1000, '--retry-for', stop.signal);
   if (source !== '-' && !skipInvalid) {
     const report = await readingFile(source, () =>
-      withStore(config, (store) =>
-        (kind === 'movements' ? importMovements : importTrades)(store, source, chainId, { batchSize, progress }),
+      withStore(
+        config,
+        (store) =>
+          (kind === 'movements' ? importMovements : importTrades)(store, source, chainId, {
+            batchSize,
+            progress,
+            retry,
+          }),
+        true,
+        retry,
       ),
     );
     console.log(`${kind}: ${report.written} record(s) of ${report.lines} line(s) imported from ${source}`);
     return EXIT.done;
   }
   const input = source === '-' ? process.stdin : createReadStream(source, 'utf8');
-  const stop = new AbortController();
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => stop.abort());
   const streamed = () =>
-    withStore(config, (store) =>
-      streamFeed(kind, store, input, chainId, {
-        batchSize: batchSize ?? (follow ? FOLLOW_BATCH : DEFAULT_BATCH),
-        batchMs: follow ? (batchMs ?? 200) : null,
-        skipInvalid,
-        signal: stop.signal,
-        refused: (line, problem) => process.stderr.write(`line ${line} refused: ${problem}\n`),
-        progress: (p) =>
-          process.stderr.write(
-            `  ${p.written.toLocaleString('en')} written (${p.perSecond.toLocaleString('en')}/s), line ${p.lastLine}\n`,
-          ),
-      }),
+    withStore(
+      config,
+      (store) =>
+        streamFeed(kind, store, input, chainId, {
+          batchSize: batchSize ?? (follow ? FOLLOW_BATCH : DEFAULT_BATCH),
+          batchMs: follow ? (batchMs ?? 200) : null,
+          skipInvalid,
+          signal: stop.signal,
+          retry,
+          refused: (line, problem) => process.stderr.write(`line ${line} refused: ${problem}\n`),
+          progress: (p) =>
+            process.stderr.write(
+              `  ${p.written.toLocaleString('en')} written (${p.perSecond.toLocaleString('en')}/s), line ${p.lastLine}\n`,
+            ),
+        }),
+      true,
+      retry,
     );
   const report = source === '-' ? await streamed() : await readingFile(source, streamed);
   console.log(
@@ -316,7 +363,11 @@ async function main(argv: string[]): Promise<number> {
       return -1;
     }
     case 'migrate': {
-      const applied = await withStore(loadConfig(), (store) => store.migrate(), false);
+      const config = loadConfig();
+      const retry = commandRetry(config.databaseWaitSeconds * 1000, 'DATABASE_WAIT_SECONDS');
+      const migrate = (store: Store) =>
+        retry ? retry(() => store.migrate(), { to: 'migrate', done: 'migrating' }) : store.migrate();
+      const applied = await withStore(config, migrate, false);
       console.log(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'the database is up to date');
       return EXIT.done;
     }
@@ -347,31 +398,6 @@ async function main(argv: string[]): Promise<number> {
     default:
       throw new UsageError(`unknown command: ${command.name}`, generalHelp());
   }
-}
-
-/** Errors of a database that cannot be reached (or refuses the connection), by code. */
-const UNAVAILABLE = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  '57P01', // admin shutdown
-  '57P03', // cannot connect now (starting up)
-  '3D000', // database does not exist
-  '28000', // authorization refused
-  '28P01', // password refused
-  'SQLITE_CANTOPEN',
-]);
-
-function databaseUnavailable(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  const code = (error as { code?: string }).code;
-  if (code !== undefined && UNAVAILABLE.has(code)) return true;
-  if (error instanceof AggregateError) return error.errors.some(databaseUnavailable);
-  return /Connection terminated|timeout exceeded when trying to connect/.test(error.message);
 }
 
 /** Input refused for what it holds (the file's or the stream's content): exit 1, nothing of it written. */
@@ -427,6 +453,7 @@ function explain(error: unknown): { message: string; code: number } {
       code: EXIT.usage,
     };
   }
+  if (error instanceof DatabaseGone) return { message: error.message, code: EXIT.databaseUnavailable };
   if (databaseUnavailable(error)) {
     const detail = error instanceof Error && error.message ? ` (${error.message.split('\n')[0]})` : '';
     return { message: `the database is unavailable${detail}`, code: EXIT.databaseUnavailable };

@@ -44,6 +44,8 @@ const settings = {
   cursorSecret: { type: 'string', pattern: '^([0-9a-fA-F]{64,})?$', default: '' },
   /** Maximum PostgreSQL connections per instance. */
   databasePoolSize: { type: 'integer', minimum: 1, maximum: 200, default: 10 },
+  /** Seconds `serve` and `migrate` wait at start for a database that does not answer yet; 0: exit 3 at once. */
+  databaseWaitSeconds: { type: 'integer', minimum: 0, maximum: 3600, default: 60 },
   /** Token requests allowed per client IP per minute. */
   tokenRateLimit: { type: 'integer', minimum: 1, maximum: 100_000, default: 60 },
   /**

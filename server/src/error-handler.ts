@@ -9,7 +9,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import type { Services } from './context.js';
 import { ApiError, errorBody } from './errors.js';
 import { logsRequests } from './plugins/observability.js';
-import { isDatabaseUnavailable } from './store/availability.js';
+import { databaseUnavailable } from './store/unavailable.js';
 
 type JsonSchema = {
   oneOf?: JsonSchema[];
@@ -98,7 +98,7 @@ export function toApiError(error: FastifyError & { errors?: unknown[] }, request
   if (error.statusCode === 429) {
     return new ApiError('rate_limited', undefined, { headers: { 'retry-after': String(retryAfterOf(error)) } });
   }
-  if (isDatabaseUnavailable(error)) {
+  if (databaseUnavailable(error)) {
     return new ApiError('service_unavailable', undefined, { headers: { 'retry-after': '5' } });
   }
   switch (error.code) {

@@ -8,7 +8,12 @@ import { openStore } from './store/store.js';
 export async function startServer(config: Config, options: { demo?: boolean } = {}): Promise<FastifyInstance> {
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   // Demo mode (`npm start`): a frontend's dev server on another local port may call it (CORS).
-  const app = await buildApp(config, { store, localDevelopmentOrigins: options.demo === true });
+  const app = await buildApp(config, {
+    store,
+    localDevelopmentOrigins: options.demo === true,
+    // A database that is not up yet (started with it, restarting) is waited for, for a bounded time.
+    databaseWaitMs: config.databaseWaitSeconds * 1000,
+  });
   app.addHook('onClose', () => store.close());
   if (options.demo && (await loadDemoIfEmpty(store, config.chainId))) {
     app.log.info('empty database: loaded the demo exchange (catalogue, movements and trades of the demo account)');

@@ -503,10 +503,39 @@ describe('gateway status without a database', () => {
       const result = await run(process.execPath, [CLI, 'status'], { env }).catch((e) => e);
       expect(result.code).toBe(3);
       expect(result.stdout).toMatch(/^database: postgres, does NOT answer \(.*ECONNREFUSED.*\)$/m);
-      const migrate = await run(process.execPath, [CLI, 'migrate'], { env }).catch((e) => e);
+      // No wait allowed: exit 3 at once, in one line.
+      const migrate = await run(process.execPath, [CLI, 'migrate'], {
+        env: { ...env, DATABASE_WAIT_SECONDS: '0' },
+      }).catch((e) => e);
       expect(migrate.code).toBe(3);
       expect(migrate.stderr).toMatch(/^the database is unavailable \(.*\)$/m);
       expect(migrate.stderr.trim().split('\n')).toHaveLength(1);
+      // A wait: it says it waits, then how long it waited.
+      const waited = await run(process.execPath, [CLI, 'migrate'], {
+        env: { ...env, DATABASE_WAIT_SECONDS: '1' },
+      }).catch((e) => e);
+      expect(waited.code).toBe(3);
+      expect(waited.stderr.split('\n')[0]).toMatch(
+        /^ {2}the database is unavailable \(.*ECONNREFUSED.*\); waiting up to 1 s \(DATABASE_WAIT_SECONDS\) to migrate$/,
+      );
+      expect(waited.stderr.trim().split('\n').at(-1)).toMatch(
+        /^the database is unavailable \(.*ECONNREFUSED.*\) and did not come back within 1 s$/,
+      );
+      // An import: with --retry-for 0 as before; with a wait, the sentence says what was not written.
+      const feed = path.join(dir, 'trades.ndjson');
+      writeFileSync(feed, `${readFileSync(demoFiles.trades, 'utf8').split('\n')[0]}\n`);
+      const atOnce = await run(process.execPath, [CLI, 'trades', 'import', '-', '--retry-for', '0'], {
+        env,
+      }).catch((e) => e);
+      expect(atOnce.code).toBe(3);
+      expect(atOnce.stderr.trim()).toMatch(/^the database is unavailable \(.*ECONNREFUSED.*\)$/);
+      const gaveUp = await run(process.execPath, [CLI, 'trades', 'import', feed, '--retry-for', '1'], {
+        env,
+      }).catch((e) => e);
+      expect(gaveUp.code).toBe(3);
+      expect(gaveUp.stderr.trim().split('\n').at(-1)).toMatch(
+        /^the database is unavailable \(.*ECONNREFUSED.*\) and did not come back within 1 s$/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -28,3 +28,15 @@ export async function createDatabase(): Promise<{ url: string; drop(): Promise<v
     drop: () => admin(`drop database if exists ${name} with (force)`),
   };
 }
+
+/** The number of rows of `table` in the database at `url`. */
+export async function countRows(url: string, table: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query(`select count(*)::int as n from ${client.escapeIdentifier(table)}`);
+    return rows[0].n as number;
+  } finally {
+    await client.end();
+  }
+}

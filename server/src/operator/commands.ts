@@ -10,18 +10,27 @@ import { upsertMovements } from '../store/movements.js';
 import type { MovementRecord, TradeRecord } from '../store/schema.js';
 import type { Store } from '../store/store.js';
 import { upsertTrades } from '../store/trades.js';
+import type { DatabaseRetry } from './database-wait.js';
 import { type ImportReport, importFeed } from './feed-import.js';
 import { importStream, type StreamOptions, type StreamReport } from './feed-stream.js';
 
 export type Progress = (done: number, phase: 'checked' | 'written') => void;
+
+/** Options of a file import: records per transaction, progress, and the wait through an outage. */
+export interface FileImportOptions {
+  batchSize?: number;
+  progress?: Progress;
+  retry?: DatabaseRetry;
+}
 
 export async function loadCatalogueFile(store: Store, file: string): Promise<void> {
   await applyCatalogue(store.db, parseCatalogue(readFileSync(file, 'utf8')));
 }
 
 /** How a feed's lines are read and written: movements (amounts checked against the catalogue's decimals). */
-async function movementFeed(store: Store, chainId: ChainId) {
-  const currencies = await store.db.selectFrom('currencies').select(['id', 'decimals']).execute();
+async function movementFeed(store: Store, chainId: ChainId, retry?: DatabaseRetry) {
+  const read = () => store.db.selectFrom('currencies').select(['id', 'decimals']).execute();
+  const currencies = await (retry ? retry(read, { to: 'read the currencies', done: 'currencies read' }) : read());
   const decimals = new Map(currencies.map((c) => [c.id, c.decimals]));
   return {
     parse: (line: string) => parseMovement(line, chainId, (id) => decimals.get(id)),
@@ -38,9 +47,9 @@ export async function importMovements(
   store: Store,
   file: string,
   chainId: ChainId,
-  options: { batchSize?: number; progress?: Progress } = {},
+  options: FileImportOptions = {},
 ): Promise<ImportReport> {
-  const feed = await movementFeed(store, chainId);
+  const feed = await movementFeed(store, chainId, options.retry);
   return importFeed(file, feed.parse, feed.write, options);
 }
 
@@ -48,7 +57,7 @@ export function importTrades(
   store: Store,
   file: string,
   chainId: ChainId,
-  options: { batchSize?: number; progress?: Progress } = {},
+  options: FileImportOptions = {},
 ): Promise<ImportReport> {
   const feed = tradeFeed(store, chainId);
   return importFeed(file, feed.parse, feed.write, options);
@@ -63,7 +72,7 @@ export async function streamFeed(
   options: StreamOptions,
 ): Promise<StreamReport> {
   if (kind === 'movements') {
-    const feed = await movementFeed(store, chainId);
+    const feed = await movementFeed(store, chainId, options.retry);
     return importStream(input, feed.parse, feed.write, options);
   }
   const feed = tradeFeed(store, chainId);

@@ -8,6 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import type { Parsed } from '../domain/feeds.js';
+import type { DatabaseRetry } from './database-wait.js';
 import { importStream } from './feed-stream.js';
 
 export interface ImportReport {
@@ -48,7 +49,12 @@ export async function importFeed<T>(
   file: string,
   parse: (line: string) => Parsed<T>,
   write: (batch: T[]) => Promise<void>,
-  options: { batchSize?: number; progress?: (done: number, phase: 'checked' | 'written') => void } = {},
+  options: {
+    batchSize?: number;
+    progress?: (done: number, phase: 'checked' | 'written') => void;
+    /** Writes a batch again while the database does not answer (feed-stream.ts). */
+    retry?: DatabaseRetry;
+  } = {},
 ): Promise<ImportReport> {
   const problems: string[] = [];
   let bad = 0;
@@ -70,6 +76,7 @@ export async function importFeed<T>(
     batchSize: options.batchSize ?? DEFAULT_BATCH,
     batchMs: null,
     skipInvalid: false,
+    retry: options.retry,
     progress: ({ written }) => {
       for (; reported + 50_000 <= written; reported += 50_000) options.progress?.(reported + 50_000, 'written');
     },

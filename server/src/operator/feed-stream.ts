@@ -6,6 +6,12 @@
  * with `skipInvalid` it is reported (refusals in line order) and the rest is written. A stop (the signal:
  * SIGTERM, SIGINT) ends reading, writes the batch read so far, and returns: only whole batches are written.
  *
+ * With `retry`, a batch that fails because the database does not answer is kept and written again, whole,
+ * until the database is back or the wait is over (operator/database-wait.ts): a commit whose outcome is
+ * unknown is simply written again, which the upserts make harmless. Meanwhile the next batch fills and then
+ * reading stops, so the input is read no further than a batch ahead (readline pauses its input with about a
+ * thousand lines in hand): a pipe's writer blocks instead of filling memory.
+ *
  * Reading goes on while a batch is written: the next batch is parsed while the database commits the last
  * (one write at a time, in order), and a line that arrives during a commit starts its batch's clock when it
  * arrives, not when the commit is over. (So with PostgreSQL, whose commits are waited for; SQLite's commits
@@ -15,6 +21,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Parsed } from '../domain/feeds.js';
 import { OrderChange } from '../store/pages.js';
+import { DatabaseGone, type DatabaseRetry } from './database-wait.js';
 
 export interface StreamOptions {
   batchSize: number;
@@ -26,6 +33,8 @@ export interface StreamOptions {
   refused?(line: number, problem: string): void;
   /** Progress, at most once a second. */
   progress?(progress: StreamProgress): void;
+  /** Writes a batch again while the database does not answer (none: its failure ends the import). */
+  retry?: DatabaseRetry;
 }
 
 export interface StreamProgress {
@@ -69,6 +78,8 @@ export class ImportConflict extends Error {
     );
   }
 }
+
+const linesOf = (from: number, to: number) => (from === to ? `line ${from}` : `lines ${from}–${to}`);
 
 interface Numbered<T> {
   row: T;
@@ -130,10 +141,20 @@ export async function importStream<T>(
   const writeBatch = async (handed: Numbered<T>[]) => {
     let rows = handed;
     while (rows.length > 0) {
+      const records = rows.map((b) => b.row);
       try {
-        await write(rows.map((b) => b.row));
+        if (options.retry) {
+          const lines = linesOf((rows[0] as Numbered<T>).line, (rows.at(-1) as Numbered<T>).line);
+          await options.retry(() => write(records), { to: `write ${lines}`, done: `${lines} written` });
+        } else {
+          await write(records);
+        }
         break;
       } catch (error) {
+        if (error instanceof DatabaseGone) {
+          const before = written > 0 ? ` (the ${written} record(s) before were)` : '';
+          throw error.with(`nothing from line ${(handed[0] as Numbered<T>).line} on was written${before}`);
+        }
         if (!(error instanceof OrderChange)) throw error;
         const numbers = rows.map((b) => b.line);
         if (!options.skipInvalid) throw new ImportConflict(error, numbers, written);

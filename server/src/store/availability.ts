@@ -5,37 +5,8 @@
  * failed in between. Requests that fail meanwhile answer 503 and log nothing more than their access line.
  */
 import type { Store } from './schema.js';
+import { databaseUnavailable } from './unavailable.js';
 
-/** PostgreSQL's codes for a server going away or refusing connections, and the drivers' socket errors. */
-const UNAVAILABLE_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'SQLITE_BUSY',
-  '57P01',
-  '57P02',
-  '57P03',
-  '08000',
-  '08001',
-  '08003',
-  '08006',
-]);
-
-/** A connection-level failure: retrying later may succeed, the request itself was not at fault. */
-export function isDatabaseUnavailable(error: unknown): boolean {
-  const e = error as { code?: string; message?: string } | null | undefined;
-  return (
-    (e?.code !== undefined && UNAVAILABLE_CODES.has(e.code)) ||
-    /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error/i.test(
-      e?.message ?? '',
-    )
-  );
-}
-
-/** Where the two lines go: both at warning level, so that a log filtered to warnings shows the end too. */
 export interface DatabaseLog {
   warn(object: object, message: string): void;
 }
@@ -80,7 +51,7 @@ export function watchDatabase(
       return lostAt === null;
     },
     failed(error) {
-      if (!isDatabaseUnavailable(error)) return false;
+      if (!databaseUnavailable(error)) return false;
       if (lostAt !== null) {
         failures += 1;
         return true;

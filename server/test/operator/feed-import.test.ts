@@ -112,6 +112,31 @@ describe.each(DATABASES)('feed imports keep the order of lists on %s', (kind) =>
     await importMovements(t.store, feed([first]), 'W');
   });
 
+  it('a batch written again whole (a retried commit whose outcome was unknown) records no second event', async () => {
+    const events = async () =>
+      Number(
+        (
+          await t.store.db
+            .selectFrom('movement_events')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const batch = [0, 1, 2].map((i) => ({ ...first, id: randomUUID(), created_at: `2022-03-0${i + 1}T00:00:00.000Z` }));
+    const file = feed(batch);
+    const before = await events();
+    await importMovements(t.store, file, 'W');
+    expect(await events()).toBe(before + 3);
+    const stored = await Promise.all(batch.map((m) => movement(m.id)));
+    await importMovements(t.store, file, 'W');
+    expect(await events()).toBe(before + 3);
+    expect(await Promise.all(batch.map((m) => movement(m.id)))).toEqual(stored);
+    // The same batch with one record changed: only that one is an event.
+    const [a, b, c] = batch as [object, object, object];
+    await importMovements(t.store, feed([a, { ...b, status: 'rejected' }, c]), 'W');
+    expect(await events()).toBe(before + 4);
+  });
+
   it('two lines of one file disagreeing on a new movement are refused whatever the batches', async () => {
     const records = [
       { ...first, id: 'twice', created_at: '2031-01-01T00:00:00Z' },

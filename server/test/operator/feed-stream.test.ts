@@ -1,12 +1,14 @@
 /**
  * The streaming import's loop without a database: reading goes on while a batch is written, batches are
  * written one at a time and in order, a failed write is noticed without waiting for more input, and a bad
- * line waits for the batch before it.
+ * line waits for the batch before it; with a retry, a batch the database could not take is written again
+ * whole while reading stops a batch ahead, and the wait ends in one sentence.
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Parsed } from '../../src/domain/feeds.js';
-import { importStream, StreamRefusal } from '../../src/operator/feed-stream.js';
+import { DatabaseGone, databaseRetry } from '../../src/operator/database-wait.js';
+import { ImportConflict, importStream, StreamRefusal } from '../../src/operator/feed-stream.js';
 import { OrderChange } from '../../src/store/pages.js';
 
 const parse = (line: string): Parsed<number> =>
@@ -287,5 +289,152 @@ describe('importStream', () => {
     input.end();
     await expect(done).resolves.toMatchObject({ written: 2 });
     expect(writes.batches).toEqual([[1], [2]]);
+  });
+});
+
+/** What node-postgres throws when nothing listens. */
+const refused = () =>
+  Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED', syscall: 'connect' });
+
+/** A database that can be taken away: every write fails while it is down; the tries are counted. */
+function flakyWrites() {
+  const tries: number[][] = [];
+  const batches: number[][] = [];
+  const state = { down: false };
+  return {
+    tries,
+    batches,
+    state,
+    write: async (batch: number[]) => {
+      tries.push(batch);
+      if (state.down) throw refused();
+      batches.push(batch);
+    },
+  };
+}
+
+const retryWith = (waitMs: number, lines: string[]) =>
+  databaseRetry({ waitMs, setting: '--retry-for', say: (_level, line) => lines.push(line), everyMs: 0 });
+
+describe('importStream through an outage', () => {
+  it('writes the batch again, whole and in order, once the database is back, and reads no more than a batch ahead meanwhile', async () => {
+    const input = new PassThrough();
+    const writes = flakyWrites();
+    const said: string[] = [];
+    let parsed = 0;
+    const done = importStream(
+      input,
+      (line) => {
+        parsed++;
+        return parse(line);
+      },
+      writes.write,
+      { batchSize: 10, batchMs: 5, skipInvalid: false, retry: retryWith(60_000, said) },
+    );
+    input.write('1\n2\n3\n');
+    await until(() => writes.batches.length === 1);
+    writes.state.down = true;
+    // The producer keeps writing through the outage: 20,000 lines, far more than the reader may hold.
+    const total = 20_003;
+    let offered = 3;
+    let blocked = false;
+    while (offered < total && !blocked) {
+      const chunk = Array.from({ length: 100 }, (_, i) => offered + i + 1).join('\n');
+      offered += 100;
+      blocked = !input.write(`${chunk}\n`);
+      await new Promise(setImmediate);
+    }
+    await until(() => writes.tries.length >= 3);
+    await new Promise((r) => setTimeout(r, 100));
+    // The reader stopped: the producer was told to wait (its writes buffered up to the stream's mark), and
+    // the lines checked since the first batch are a batch being retried and a full one waiting, nothing more.
+    expect(input.writableNeedDrain).toBe(true);
+    expect(parsed - 3).toBeLessThanOrEqual(2 * 10);
+    const retried = writes.tries.slice(1);
+    expect(new Set(retried.map((b) => b.join()))).toEqual(new Set([retried[0]?.join()]));
+    expect(said[0]).toBe(
+      `the database is unavailable (connect ECONNREFUSED 127.0.0.1:5432); waiting up to 60 s (--retry-for) to write lines 4–${3 + (retried[0]?.length ?? 0)}`,
+    );
+    expect(said.slice(1).every((l) => l.startsWith('still waiting for the database after '))).toBe(true);
+    writes.state.down = false;
+    // Reading goes on; the rest of the input comes.
+    for (; offered < total; offered += 100) {
+      const chunk = Array.from({ length: 100 }, (_, i) => offered + i + 1).join('\n');
+      if (!input.write(`${chunk}\n`)) await new Promise((r) => input.once('drain', r));
+    }
+    input.end();
+    await expect(done).resolves.toMatchObject({ lines: total, written: total });
+    expect(writes.batches.flat()).toEqual(Array.from({ length: total }, (_, i) => i + 1));
+    expect(said.at(-1)).toMatch(/^the database answers after \d+ s; lines 4–\d+ written$/);
+  }, 30_000);
+
+  it('a record the store refuses, or any other failure, is not retried: it ends the import as without a wait', async () => {
+    const said: string[] = [];
+    let tries = 0;
+    const conflict = importStream(
+      PassThrough.from(['1\n2\n']),
+      parse,
+      async () => {
+        tries++;
+        throw new OrderChange(1, 'movement 2', 'created_at', 'then', 'now', null);
+      },
+      { batchSize: 10, batchMs: null, skipInvalid: false, retry: retryWith(60_000, said) },
+    );
+    await expect(conflict).rejects.toBeInstanceOf(ImportConflict);
+    const broken = importStream(
+      PassThrough.from(['1\n']),
+      parse,
+      async () => {
+        tries++;
+        throw new Error('column "x" does not exist');
+      },
+      { batchSize: 10, batchMs: null, skipInvalid: false, retry: retryWith(60_000, said) },
+    );
+    await expect(broken).rejects.toThrow('column "x" does not exist');
+    expect(tries).toBe(2);
+    expect(said).toEqual([]);
+  });
+
+  it('past the wait, it ends in one sentence: how long it waited, from which line nothing was written', async () => {
+    const writes = flakyWrites();
+    const said: string[] = [];
+    const input = new PassThrough();
+    const done = importStream(input, parse, writes.write, {
+      batchSize: 2,
+      batchMs: null,
+      skipInvalid: false,
+      retry: retryWith(600, said),
+    });
+    input.write('1\n2\n');
+    await until(() => writes.batches.length === 1);
+    writes.state.down = true;
+    input.write('3\n4\n5\n');
+    const failure = await done.catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(DatabaseGone);
+    expect((failure as Error).message).toBe(
+      'the database is unavailable (connect ECONNREFUSED 127.0.0.1:5432) and did not come back within 1 s; ' +
+        'nothing from line 3 on was written (the 2 record(s) before were)',
+    );
+    expect(writes.batches).toEqual([[1, 2]]);
+    expect(writes.tries.length).toBeGreaterThan(2);
+  });
+
+  it('a stop while waiting ends the wait at once, saying so', async () => {
+    const writes = flakyWrites();
+    writes.state.down = true;
+    const stop = new AbortController();
+    const retry = databaseRetry({ waitMs: 60_000, setting: '--retry-for', say: () => {}, signal: stop.signal });
+    const done = importStream(PassThrough.from(['1\n']), parse, writes.write, {
+      batchSize: 2,
+      batchMs: null,
+      skipInvalid: false,
+      signal: stop.signal,
+      retry,
+    });
+    await until(() => writes.tries.length === 1);
+    stop.abort();
+    await expect(done).rejects.toThrow(
+      /^the database is unavailable \(connect ECONNREFUSED 127\.0\.0\.1:5432\); stopped by a signal after waiting \d+ s for it; nothing from line 1 on was written$/,
+    );
   });
 });
