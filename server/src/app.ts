@@ -24,6 +24,7 @@ import { securityHeaders } from './plugins/security-headers.js';
 import { routeResolver } from './routes.js';
 import { createServices } from './services.js';
 import { openStore, type Store } from './store/store.js';
+import type { Tracing } from './tracing.js';
 
 /** The bundled spec (generated). */
 export const specification = createRequire(import.meta.url)('@gateway/generated/openapi.json') as Record<
@@ -42,10 +43,13 @@ export interface AppOptions {
   logStream?: { write(line: string): void };
   /** Demo mode: CORS also accepts local development origins (`http://localhost:<port>`, `http://127.0.0.1:<port>`). */
   localDevelopmentOrigins?: boolean;
+  /** Tracing, when on (tracing.ts): each request's span, around everything the app does for it. */
+  tracing?: Tracing | null;
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify(fastifyOptions(config, options.logStream));
+  if (options.tracing) await options.tracing.instrument(app);
 
   const store = options.store ?? openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   if (!options.store) app.addHook('onClose', () => store.close());
