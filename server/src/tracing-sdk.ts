@@ -32,10 +32,9 @@ import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-t
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import SqliteDatabase from 'better-sqlite3';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import type { OtlpProtocol, Tracing } from './tracing.js';
 
 const require = createRequire(import.meta.url);
 const { version } = require('../package.json') as { version: string };
@@ -48,7 +47,8 @@ export function tracesEndpoint(env: Record<string, string | undefined>): string 
   return `${base.replace(/\/+$/, '')}/v1/traces`;
 }
 
-export async function createTracing(env: Record<string, string | undefined>, protocol: OtlpProtocol): Promise<Tracing> {
+/** Starts the SDK: what tracing.ts's `Tracing` describes (not imported from there: it imports this module). */
+export async function createTracing(env: Record<string, string | undefined>, protocol: 'http/json' | 'http/protobuf') {
   quietDiagnostics();
   const detected = detectResources({ detectors: [envDetector] });
   await detected.waitForAsyncAttributes?.();
@@ -77,7 +77,7 @@ export async function createTracing(env: Record<string, string | undefined>, pro
   return {
     endpoint,
     protocol,
-    async instrument(app) {
+    async instrument(app: FastifyInstance) {
       await app.register(requests.plugin());
       app.log.info({ tracing: { endpoint, protocol } }, 'tracing: spans exported over OTLP');
     },
