@@ -9,7 +9,7 @@
  *                      [--seed TEXT] [--rounds N] [--round-seconds S] [--warmup-seconds S]
  *                      [--baseline-build DIR [--baseline-label TEXT]]
  *
- * IDS: comma-separated scenario ids or groups (public, pages, signed-in, tokens, client, import, follow, sqlite,
+ * IDS: comma-separated scenario ids or groups (public, pages, signed-in, tokens, client, import, follow, tracing, sqlite,
  * pg), e.g. `--only tokens-sqlite,client` or `--only import,follow` (the feed imports: the CLI on fresh
  * databases, see runFeeds). --profile ID runs that scenario alone with the server under
  * `node --cpu-prof` and prints its top self-time functions. --baseline-build DIR: a second gateway, built
@@ -46,6 +46,7 @@ import {
 import { measureEvents } from './lib/events.mjs';
 import { followLatency, movementsFile, runTimed, USAGE_PRELOAD } from './lib/feeds.mjs';
 import { formatSummary, summarizeProfile } from './lib/profile-summary.mjs';
+import { measureTracing, TRACING_OFF, tracingRows } from './lib/tracing.mjs';
 
 const require = createRequire(import.meta.url);
 const startedAt = Date.now();
@@ -128,6 +129,7 @@ const ALL_IDS = [
   'trades-sqlite',
   'tokens-sqlite',
   'events-sqlite',
+  'tracing-sqlite',
   'client',
   'signed-in-pg',
   'movements-pg',
@@ -150,6 +152,7 @@ const GROUPS = {
   import: (id) => id.startsWith('import-'),
   follow: (id) => id.startsWith('follow-'),
   events: (id) => id.startsWith('events-'),
+  tracing: (id) => id.startsWith('tracing-'),
   sqlite: (id) => !id.endsWith('-pg'),
   pg: (id) => id.endsWith('-pg'),
 };
@@ -170,7 +173,7 @@ const selected = (id) =>
   !(options['skip-pg'] && id.endsWith('-pg'));
 const anySelected = (predicate) => ALL_IDS.some((id) => predicate(id) && selected(id));
 /** The scenarios measured over HTTP beside their baselines, which a baseline build joins. */
-const sideBySide = (id) => GROUPS.public(id) || GROUPS.pages(id) || GROUPS['signed-in'](id);
+const sideBySide = (id) => GROUPS.public(id) || GROUPS.pages(id) || GROUPS['signed-in'](id) || GROUPS.tracing(id);
 /** The feed scenarios: the CLI importing into fresh databases of their own (runFeeds), not over HTTP rounds. */
 const feedScenario = (id) => GROUPS.import(id) || GROUPS.follow(id);
 
@@ -214,7 +217,9 @@ const BASELINE = options['baseline-build']
   ? buildAt(path.resolve(options['baseline-build']), options['baseline-label'])
   : null;
 if (BASELINE && !anySelected(sideBySide)) {
-  console.error('--baseline-build: none of the selected scenarios is measured side by side (public, pages, signed-in)');
+  console.error(
+    '--baseline-build: none of the selected scenarios is measured side by side (public, pages, signed-in, tracing)',
+  );
   process.exit(2);
 }
 
@@ -408,6 +413,8 @@ function gatewayEnv(databaseUrl, dataDir) {
     CLIENT_IDS: 'waves.exchange,wx.network',
     CORS_ORIGINS: '',
     ...SECRETS,
+    // Tracing off, whatever the shell says (the tracing scenario turns it on for a gateway of its own).
+    ...TRACING_OFF,
   };
 }
 
@@ -664,7 +671,7 @@ async function runStore(store, databaseUrl, dataDir, grants, baselineDatabase = 
   );
   if (ids.length === 0) return;
   const env = gatewayEnv(databaseUrl, dataDir);
-  const withData = ids.some((id) => GROUPS.pages(id) || GROUPS['signed-in'](id));
+  const withData = ids.some((id) => GROUPS.pages(id) || GROUPS['signed-in'](id) || GROUPS.tracing(id));
   const dataset = await prepareDatabase(store, env, withData);
   const gateway = await launchGateway(store, env);
   log(`[${store}] gateway up at ${gateway.url} (pid ${gateway.pid})`);
@@ -680,6 +687,7 @@ async function runStore(store, databaseUrl, dataDir, grants, baselineDatabase = 
     }
     // What each read answers, from the gateway: the bare server serves the same payloads.
     const items = [];
+    let signedInRead = null;
     for (const item of PUBLIC.filter((p) => ids.includes(p.id))) {
       items.push({ ...item, kind: 'public', payload: await capture(gateway, item) });
     }
@@ -697,6 +705,7 @@ async function runStore(store, databaseUrl, dataDir, grants, baselineDatabase = 
       const movementId = newest.items?.[0]?.id;
       if (!movementId) throw new Error('the signed-in account has no movement');
       const pages = [...signedInOf(store, movementId), ...pagesOf(store, dataset)];
+      signedInRead = { ...pages[0], headers: { authorization: `Bearer ${gateway.token}` } };
       for (const page of pages.filter((p) => ids.includes(p.id))) {
         const item = page.signedIn ? { ...page, headers: { authorization: `Bearer ${gateway.token}` } } : page;
         items.push({ ...item, payload: await capture(gateway, item, item.expect) });
@@ -741,6 +750,26 @@ async function runStore(store, databaseUrl, dataDir, grants, baselineDatabase = 
         if (onPrism) record(item.id, item.label, item.kind, 'prism', onPrism);
       }
       await stopAll(baselines.splice(0));
+    }
+    // Tracing off, on, and today (the baseline build): a public read and a signed-in read (lib/tracing.mjs).
+    if (ids.includes(`tracing-${store}`)) {
+      await measureTracing({
+        store,
+        env,
+        gateway,
+        baseline,
+        baselineLabel: BASELINE?.label,
+        items: [{ ...PUBLIC.find((p) => p.id === 'public-platform'), kind: 'public' }, signedInRead],
+        seed: dataset.signedInSeed,
+        launch: (tracedEnv) => launchGateway(store, tracedEnv),
+        loadSideBySide,
+        signIn,
+        record,
+        versusBaseline,
+        formatVersus,
+        results,
+        log,
+      });
     }
     if (baseline) {
       await baseline.stop();
@@ -1278,6 +1307,7 @@ function evaluate() {
         ],
       });
     }
+    if (s.kind === 'tracing') rows.push(...tracingRows(s, pick));
     // Event streams: latency from the import's commit to receipt (ms), the RSS with the streams open.
     if (s.kind === 'events' && m.gateway) {
       const e = m.gateway;

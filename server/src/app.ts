@@ -27,6 +27,7 @@ import { routeResolver } from './routes.js';
 import { createServices } from './services.js';
 import { DatabaseAhead } from './store/migrations.js';
 import { openStore, type Store } from './store/store.js';
+import type { Tracing } from './tracing.js';
 import { VERSION } from './version.js';
 
 /** The bundled spec (generated). */
@@ -51,12 +52,15 @@ export interface AppOptions {
    * none by default: its failure is thrown at once.
    */
   databaseWaitMs?: number;
+  /** Tracing, when on (tracing.ts): each request's span, around everything the app does for it. */
+  tracing?: Tracing | null;
 }
 
 export async function buildApp(config: Config, options: AppOptions = {}): Promise<FastifyInstance> {
   // Names this process in request ids, logs and metrics: random at each start, unique across instances.
   const instanceId = randomBytes(4).toString('hex');
   const app = Fastify(fastifyOptions(config, instanceId, options.logStream));
+  if (options.tracing) await options.tracing.instrument(app);
 
   const store = options.store ?? openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
   if (!options.store) app.addHook('onClose', () => store.close());

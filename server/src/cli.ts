@@ -18,6 +18,7 @@ import { CatalogueConflict } from './store/catalogue.js';
 import { DatabaseAhead, MigrationMismatch } from './store/migrations.js';
 import { isPostgresUrl, openStore, type Store, sqlitePath } from './store/store.js';
 import { databaseUnavailable } from './store/unavailable.js';
+import { startTracing, TracingConfigError } from './tracing.js';
 
 const EXIT = { done: 0, invalidInput: 1, usage: 2, databaseUnavailable: 3 } as const;
 const EXIT_CODES = `exit codes:
@@ -357,9 +358,12 @@ async function main(argv: string[]): Promise<number> {
   const [argument = ''] = rest;
   switch (command.name) {
     case 'serve': {
+      const config = loadConfig();
+      // Before the server is loaded: tracing instruments the database and Redis clients as it starts.
+      const tracing = await startTracing();
       // Loaded only to serve: the server (Fastify, its plugins, the spec) is most of the command's start-up.
       const { startServer } = await import('./server.js');
-      await startServer(loadConfig(), { demo: values.demo === true });
+      await startServer(config, { demo: values.demo === true, tracing });
       return -1;
     }
     case 'migrate': {
@@ -427,7 +431,8 @@ async function readingFile<T>(file: string, run: () => Promise<T>): Promise<T> {
 /** The one sentence an error becomes, and its exit code. */
 function explain(error: unknown): { message: string; code: number } {
   if (error instanceof UsageError) return { message: `${error.message}\n\n${error.help}`, code: EXIT.usage };
-  if (error instanceof ConfigError) return { message: error.message, code: EXIT.usage };
+  if (error instanceof ConfigError || error instanceof TracingConfigError)
+    return { message: error.message, code: EXIT.usage };
   if (invalidInput(error) || error instanceof FileInputError)
     return { message: error.message, code: EXIT.invalidInput };
   if (error instanceof DatabaseAhead || error instanceof MigrationMismatch)

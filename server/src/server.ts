@@ -4,15 +4,21 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { loadDemoIfEmpty } from './operator/commands.js';
 import { openStore } from './store/store.js';
+import type { Tracing } from './tracing.js';
 
-export async function startServer(config: Config, options: { demo?: boolean } = {}): Promise<FastifyInstance> {
+export async function startServer(
+  config: Config,
+  options: { demo?: boolean; tracing?: Tracing | null } = {},
+): Promise<FastifyInstance> {
   const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const tracing = options.tracing ?? null;
   // Demo mode (`npm start`): a frontend's dev server on another local port may call it (CORS).
   const app = await buildApp(config, {
     store,
     localDevelopmentOrigins: options.demo === true,
     // A database that is not up yet (started with it, restarting) is waited for, for a bounded time.
     databaseWaitMs: config.databaseWaitSeconds * 1000,
+    tracing,
   });
   app.addHook('onClose', () => store.close());
   if (options.demo && (await loadDemoIfEmpty(store, config.chainId))) {
@@ -25,13 +31,17 @@ export async function startServer(config: Config, options: { demo?: boolean } = 
       if (closing) return;
       closing = true;
       app.log.info(`${signal}: closing (finishing in-flight requests)`);
-      app.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          app.log.error({ err: error }, 'error while closing');
-          process.exit(1);
-        },
-      );
+      app
+        .close()
+        // The spans of the last requests are exported before the process ends.
+        .then(() => tracing?.shutdown())
+        .then(
+          () => process.exit(0),
+          (error: unknown) => {
+            app.log.error({ err: error }, 'error while closing');
+            process.exit(1);
+          },
+        );
     });
   }
   return app;

@@ -642,6 +642,25 @@ describe('the command line: help, usage and file errors (no database needed)', (
     }
   }, 30_000);
 
+  it('serve asked to export traces over gRPC: one sentence naming the variable and what is supported, exit 2', async () => {
+    const result = await run(process.execPath, [CLI, 'serve'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: `sqlite:${path.join(dir, 'serve.db')}`,
+        DATA_DIR: dir,
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4317',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+        OTEL_SDK_DISABLED: '',
+        LOG_LEVEL: 'error',
+      },
+    }).catch((e: { code: number; stderr: string }) => e);
+    expect(result).toMatchObject({ code: 2 });
+    expect(result.stderr.trim()).toBe(
+      'invalid configuration: OTEL_EXPORTER_OTLP_PROTOCOL=grpc is not supported: the gateway exports OTLP over ' +
+        'HTTP (http/json or http/protobuf, to the collector’s HTTP port, 4318 by default)',
+    );
+  });
+
   it('status of a SQLite file that is not there: does not answer, exits 3, and does not create it', async () => {
     const absent = path.join(dir, 'typo', 'gateway.db');
     const result = await run(process.execPath, [CLI, 'status'], {

@@ -48,7 +48,8 @@ export default async function setup(project: TestProject) {
   if (redis !== null) {
     missing.push({
       service: 'Redis',
-      skipped: "the test of the token endpoint's rate limit shared through Redis (cluster/instances.test.ts)",
+      skipped:
+        "the test of the token endpoint's rate limit shared through Redis (cluster/instances.test.ts) and of Redis spans (cluster/tracing.test.ts)",
       why: `nothing answers at ${REDIS_URL} (${redis})`,
       enable: 'start Redis there, or set TEST_REDIS_URL',
     });
