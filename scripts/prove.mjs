@@ -48,7 +48,8 @@ const figures = Object.fromEntries(
         }),
     ),
 );
-const { fuzz, identity, faults, load } = figures;
+const { fuzz, identity, faults, load, outage } = figures;
+const rotation = figures['key-rotation'];
 const models = Object.values(figures).filter((f) => f.name.startsWith('model-'));
 const rows = [
   {
@@ -68,6 +69,18 @@ const rows = [
     tried: faults ? `${faults.injected} injected` : 'not run',
     bad: faults ? `${faults.lost} lost` : '',
     held: faults ? faults.lost === 0 : false,
+  },
+  {
+    check: 'PostgreSQL away 10 s under two instances',
+    tried: outage ? `${outage.injected} injected` : 'not run',
+    bad: outage ? `${outage.lost} public reads not 200` : '',
+    held: outage ? outage.lost === 0 : false,
+  },
+  {
+    check: 'signing key rotated through a rolling deploy',
+    tried: rotation ? `${rotation.injected} injected` : 'not run',
+    bad: rotation ? `${rotation.lost} 401s` : '',
+    held: rotation ? rotation.lost === 0 : false,
   },
   {
     check: `load (${load?.seconds ?? '?'} s, mixed, import writing)`,

@@ -96,6 +96,7 @@ const calls: Record<OperationId, (client: GatewayClient) => Promise<{ response: 
   getStakingYield: (c) => c.api.GET('/v1/apy/staking/{currency_id}', { params: { path: { currency_id: 'WAVES' } } }),
   getLiveness: (c) => c.api.GET('/health/live'),
   getReadiness: (c) => c.api.GET('/health/ready'),
+  getServingState: (c) => c.api.GET('/health/serving'),
   getMetrics: (c) => c.api.GET('/metrics', { parseAs: 'text' }),
   // The mock answers the stream's documented example and ends it.
   listEvents: (c) => c.api.GET('/v1/events', { parseAs: 'text' }),

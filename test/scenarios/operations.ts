@@ -23,6 +23,19 @@ export const operationsScenarios: Scenario[] = [
     only: 'mock',
   },
   {
+    name: 'serving state with everything up',
+    operationId: 'getServingState',
+    request: { path: '/health/serving' },
+    expect: { status: 200 },
+  },
+  {
+    name: 'serving state when nothing can be served: 503',
+    operationId: 'getServingState',
+    request: { path: '/health/serving', headers: prefer(503) },
+    expect: { status: 503, code: 11200 },
+    only: 'mock',
+  },
+  {
     name: 'metrics in the Prometheus text format',
     operationId: 'getMetrics',
     request: { path: '/metrics', headers: { Accept: 'text/plain' } },
