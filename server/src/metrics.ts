@@ -1,9 +1,16 @@
 /**
  * Prometheus metrics of one app: requests by operation and status with latency, token grants and refusals
- * by reason, database pool state, and the process's own. Each app has its own registry.
+ * by reason, database pool state, open event streams and their refusals, and the process's own. Each app
+ * has its own registry.
  */
 import client from 'prom-client';
+import type { StreamCounts } from './domain/event-stream-limits.js';
 import type { Store } from './store/store.js';
+
+/** What the metrics read of the event streams at scrape time (the app's `AccountEvents`). */
+export interface EventStreamSource {
+  streamCounts(): StreamCounts;
+}
 
 export interface Metrics {
   readonly contentType: string;
@@ -13,7 +20,7 @@ export interface Metrics {
   render(): Promise<string>;
 }
 
-export function createMetrics(store: Store): Metrics {
+export function createMetrics(store: Store, eventStreams?: EventStreamSource): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry, prefix: 'gateway_' });
   const requests = requestMetrics();
@@ -44,6 +51,7 @@ export function createMetrics(store: Store): Metrics {
       this.set({ state: 'waiting' }, pool.waiting);
     },
   });
+  if (eventStreams) registerEventStreams(registry, eventStreams);
   return {
     contentType: registry.contentType,
     observeRequest: requests.observe,
@@ -51,6 +59,38 @@ export function createMetrics(store: Store): Metrics {
     tokenRefused: (reason) => refusals.inc({ reason }),
     render: () => registry.metrics(),
   };
+}
+
+/** Open event streams, the limit of the instance, and the streams refused by limit (read at scrape time). */
+function registerEventStreams(registry: client.Registry, source: EventStreamSource): void {
+  new client.Gauge({
+    name: 'gateway_event_streams_open',
+    help: 'Event streams (GET /v1/events) open on this instance.',
+    registers: [registry],
+    collect() {
+      this.set(source.streamCounts().open);
+    },
+  });
+  new client.Gauge({
+    name: 'gateway_event_streams_limit',
+    help: 'Event streams this instance holds open at most (EVENT_STREAMS_PER_INSTANCE or derived from the heap).',
+    registers: [registry],
+    collect() {
+      this.set(source.streamCounts().limits.perInstance);
+    },
+  });
+  new client.Counter({
+    name: 'gateway_event_streams_refused_total',
+    help: 'Event streams refused, by the limit reached: account (429) or instance (503).',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      const { refused } = source.streamCounts();
+      this.reset();
+      this.inc({ reason: 'account' }, refused.account);
+      this.inc({ reason: 'instance' }, refused.instance);
+    },
+  });
 }
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];

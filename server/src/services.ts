@@ -3,6 +3,7 @@ import type { Config } from './config.js';
 import type { Services } from './context.js';
 import { createCatalogueCache } from './domain/catalogue-cache.js';
 import { createCursorCodec } from './domain/cursor.js';
+import { streamLimits } from './domain/event-stream-limits.js';
 import { AccountEvents } from './domain/events.js';
 import { RevokedFamilies } from './domain/revocations.js';
 import { createMetrics } from './metrics.js';
@@ -15,10 +16,15 @@ export function createServices(
   options: { now: () => number; warn: (message: string) => void },
 ): Services {
   const secrets = loadSecrets(config, options.warn);
+  const revoked = new RevokedFamilies();
+  const events = new AccountEvents(store, { now: options.now, warn: options.warn, limits: streamLimits(config) });
+  // A revoked sign-in's open streams end as soon as this instance learns of the revocation: at once when it
+  // revoked it, on the database's announcement otherwise.
+  revoked.onRevoked((family) => events.endSignIn(family));
   return {
     db: store.db,
     store,
-    metrics: createMetrics(store),
+    metrics: createMetrics(store, events),
     catalogue: createCatalogueCache(store.db, options.now),
     config,
     cursors: createCursorCodec(secrets.cursorSecret),
@@ -30,9 +36,9 @@ export function createServices(
       keyId: secrets.keyId,
       verifyingKeys: secrets.verifyingKeys,
       verified: new Map(),
-      revoked: new RevokedFamilies(),
+      revoked,
     },
-    events: new AccountEvents(store, { now: options.now, warn: options.warn }),
+    events,
     proxySeed: secrets.proxySeed,
     now: options.now,
   };
