@@ -50,6 +50,7 @@ const figures = Object.fromEntries(
 );
 const { fuzz, identity, faults, load, outage } = figures;
 const rotation = figures['key-rotation'];
+const streams = figures['event-streams'];
 const models = Object.values(figures).filter((f) => f.name.startsWith('model-'));
 const rows = [
   {
@@ -91,6 +92,14 @@ const rows = [
     held: load
       ? load.serverErrors === 0 && load.addressesChanged + load.addressesShared + load.movementsLost === 0
       : false,
+  },
+  {
+    check: `stream overload (one account, ${streams?.heapMiB ?? '?'} MiB heap)`,
+    tried: streams
+      ? `${streams.attempts} streams asked for, instance limit ${streams.instanceLimit}, peak RSS ${streams.peakRssMiB} MiB`
+      : 'not run',
+    bad: streams ? `${streams.heldOverLimit} held over a limit` : '',
+    held: streams ? streams.heldOverLimit === 0 && streams.peakRssMiB < streams.rssBudgetMiB : false,
   },
   ...(models.length === 0
     ? [{ check: 'model-based suites', tried: 'not run', bad: '', held: false }]

@@ -1,7 +1,9 @@
 /**
  * `GET /v1/events` as an async iterable: a Server-Sent Events stream read with fetch (EventSource cannot send
  * the bearer token), parsed by `eventsource-parser`, resumed from the last event id (`last_event_id`: the query form of `Last-Event-ID`) after every end (the server
- * ends the stream when the access token expires) or dropped connection.
+ * ends the stream when the access token expires, with a fresh token then; and when the sign-in is revoked,
+ * after which the reconnect is refused and the session ends) or dropped connection. A refusal for too many
+ * streams (429, 11101) or a full instance (503, 11201) is retried after its `Retry-After`.
  */
 import type { components } from '@gateway/generated';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
@@ -21,7 +23,10 @@ export interface EventsOptions {
   signal?: AbortSignal;
   /** Resume after this event id (one the stream gave earlier); without it, the stream starts from now. */
   lastEventId?: string;
-  /** Wait this long before reconnecting, instead of the server's `retry` (2000 ms when the server sends none). */
+  /**
+   * Wait this long before reconnecting, instead of the server's `retry` (2000 ms when the server sends none)
+   * and of a refusal's `Retry-After`.
+   */
   reconnectDelayMs?: number;
 }
 
@@ -53,6 +58,12 @@ const pause = (ms: number, signal: AbortSignal) =>
   });
 
 const transient = (status: number) => status === 429 || status >= 500;
+
+/** A refusal's `Retry-After` in milliseconds (seconds form only), at most MAX_BACKOFF_MS; 0 when absent. */
+const retryAfterMs = (response: Response) => {
+  const seconds = Number(response.headers.get('retry-after') ?? '');
+  return Number.isFinite(seconds) && seconds > 0 ? Math.min(seconds * 1000, MAX_BACKOFF_MS) : 0;
+};
 const isEventStream = (response: Response) => /^text\/event-stream\b/i.test(response.headers.get('content-type') ?? '');
 
 function typed(message: EventSourceMessage, id: string): GatewayEvent | undefined {
@@ -90,12 +101,14 @@ export async function* eventStream(open: OpenStream, options: EventsOptions = {}
   try {
     for (;;) {
       let failed = false;
+      let serverWaitMs = 0;
       try {
         const { response, body, error } = await open(lastId, controller.signal);
         if (!response.ok || !body) {
           await response.body?.cancel().catch(() => undefined);
           if (!transient(response.status)) throw new GatewayError(response.status, error);
           failed = true;
+          serverWaitMs = retryAfterMs(response);
         } else if (!isEventStream(response)) {
           // Not the server's stream (a proxy's page, say): try again later, as after a failure.
           await body.cancel().catch(() => undefined);
@@ -140,8 +153,9 @@ export async function* eventStream(open: OpenStream, options: EventsOptions = {}
       if (controller.signal.aborted) return;
       if (failed) failures++;
       const base = options.reconnectDelayMs ?? retryMs;
+      const backoff = failed ? Math.min(base * 2 ** (failures - 1), Math.max(base, MAX_BACKOFF_MS)) : base;
       await pause(
-        failed ? Math.min(base * 2 ** (failures - 1), Math.max(base, MAX_BACKOFF_MS)) : base,
+        options.reconnectDelayMs === undefined ? Math.max(backoff, serverWaitMs) : backoff,
         controller.signal,
       );
       if (controller.signal.aborted) return;

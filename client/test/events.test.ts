@@ -210,6 +210,41 @@ describe('client.events()', () => {
     expect(await client.session()).toBeNull();
   });
 
+  it('when the stream ends because its sign-in was revoked, the refused reconnect ends it with SessionEndedError', async () => {
+    const { client, requests } = gateway(
+      [
+        // The server ends the stream at the revocation; the same access token is then refused.
+        () => ended(`id: 50\n\n${movementEvent(51)}`),
+        () => json(401, errorBody(10000)),
+      ],
+      { refuseRefresh: true },
+    );
+    const seen: GatewayEvent[] = [];
+    const error = await (async () => {
+      for await (const event of client.events({ reconnectDelayMs: 1 })) seen.push(event);
+    })().catch((e: unknown) => e);
+    expect(seen.map((e) => e.id)).toEqual(['51']);
+    expect(error).toBeInstanceOf(SessionEndedError);
+    expect(await client.session()).toBeNull();
+    // One reconnect, one refused refresh, and nothing after.
+    expect(requests.map((r) => r.url.pathname)).toEqual(['/v1/events', '/v1/events', '/v1/oauth2/token']);
+  });
+
+  it('a refusal for too many streams (429, 11101) or a full instance (503, 11201) waits its Retry-After', async () => {
+    const { client, events } = gateway([
+      () => ended('retry: 20\nid: 1\n\n'),
+      () => json(429, errorBody(11101), { 'retry-after': '1' }),
+      () => json(503, errorBody(11201), { 'retry-after': '1' }),
+      () => ended(movementEvent(2)),
+    ]);
+    const started = performance.now();
+    const seen = await take(client.events(), 1);
+    expect(seen.map((e) => e.id)).toEqual(['2']);
+    // Twice a second, where the stream's own retry (20 ms, doubled on the second failure) is far shorter.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(1900);
+    expect(events).toHaveLength(4);
+  });
+
   it('another 4xx throws a GatewayError', async () => {
     const malformed = gateway([() => json(400, errorBody(10201, 'Malformed Last-Event-ID'))]);
     const error = await take(malformed.client.events({ lastEventId: '1', reconnectDelayMs: 1 }), 1).catch(

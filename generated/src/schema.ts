@@ -386,9 +386,17 @@ export interface paths {
          *     do not close an idle connection; the answer carries `Cache-Control: no-store` and
          *     `X-Accel-Buffering: no` (nginx does not buffer it). The stream asks for `retry: 2000` (milliseconds).
          *
-         *     **End.** The stream ends when the access token expires (or its sign-in is revoked); the client signs
-         *     in again or refreshes its token, and reconnects with the new one and its last event id. It also ends
-         *     when the instance shuts down; reconnecting is always safe.
+         *     **End.** The stream ends when the access token expires; the client refreshes its token and reconnects
+         *     with the new one and its last event id. It ends when its sign-in is revoked (`POST /v1/oauth2/revoke`,
+         *     or a refresh token used twice): at once on the instance that revoked it, within the revocation bound
+         *     (5 seconds) on the others, and no event is sent after that; reconnecting with the same access token is
+         *     then refused (401), and so is a refresh. It also ends when the instance shuts down; reconnecting is
+         *     always safe.
+         *
+         *     **Limits.** An account may hold a few streams open on one instance (5 by default, set by the
+         *     operator): one more is refused with 429 (code 11101, `details.limit`) until one of its streams
+         *     closes. An instance holds as many streams in all as its memory allows: past that, 503 (code 11201)
+         *     with `Retry-After`; another instance may have room.
          */
         get: operations["listEvents"];
         put?: never;
@@ -589,7 +597,7 @@ export interface components {
          *     Kinds 0 to 8 are those of the real service's family; kinds 9 to 14 are added by this gateway.
          * @example 10000
          */
-        ErrorCode: number & (10000 | 10101 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11400 | 11200 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308);
+        ErrorCode: number & (10000 | 10101 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11101 | 11400 | 11200 | 11201 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308);
         /**
          * ErrorBody
          * @description The body of every error response.
@@ -1895,6 +1903,29 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description The account already holds as many event streams open on this instance as it may; one must close first. */
+        TooManyEventStreams: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description This instance cannot open another event stream now: it holds as many as it can, or the database is
+         *     unavailable. Retry after `Retry-After` seconds.
+         */
+        EventStreamsUnavailable: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The platform is unknown. */
         PlatformNotFound: {
             headers: {
@@ -2536,7 +2567,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The event stream; it stays open until the access token expires. */
+            /** @description The event stream; it stays open until the access token expires or its sign-in is revoked. */
             200: {
                 headers: {
                     /** @description Always `no-store`. */
@@ -2553,10 +2584,10 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyEventStreams"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            503: components["responses"]["EventStreamsUnavailable"];
         };
     };
     listPlatforms: {

@@ -48,6 +48,13 @@ const settings = {
   databaseWaitSeconds: { type: 'integer', minimum: 0, maximum: 3600, default: 60 },
   /** Token requests allowed per client IP per minute. */
   tokenRateLimit: { type: 'integer', minimum: 1, maximum: 100_000, default: 60 },
+  /** Event streams (GET /v1/events) one account may hold open on an instance; the next one is refused (429). */
+  eventStreamsPerAccount: { type: 'integer', minimum: 1, maximum: 10_000, default: 5 },
+  /**
+   * Event streams an instance holds open in all; the next one is refused (503 with Retry-After). 0: derived
+   * from the process's heap limit (domain/event-stream-limits.ts).
+   */
+  eventStreamsPerInstance: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
   /**
    * Redis for limits shared by every instance (`redis://host:6379`); empty, or while it does not answer: limits
    * in memory, per instance.

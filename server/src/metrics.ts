@@ -1,14 +1,20 @@
 /**
  * Prometheus metrics of one app: requests by operation and status with latency, token grants and refusals
- * by reason, database pool state, whether the Redis of the shared limits answers, and the process's own.
- * Each app has its own registry.
+ * by reason, database pool state, whether the Redis of the shared limits answers, open event streams and
+ * their refusals, and the process's own. Each app has its own registry.
  */
 import client from 'prom-client';
 import type { CatalogueCache } from './domain/catalogue-cache.js';
+import type { StreamCounts } from './domain/event-stream-limits.js';
 import type { SharedLimits } from './shared-limits.js';
 import type { DatabaseWatch } from './store/availability.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
+
+/** What the metrics read of the event streams at scrape time (the app's `AccountEvents`). */
+export interface EventStreamSource {
+  streamCounts(): StreamCounts;
+}
 
 export interface Metrics {
   readonly contentType: string;
@@ -24,6 +30,8 @@ export interface MetricSources {
   catalogue: Pick<CatalogueCache, 'state'>;
   /** The Redis of the shared limits, when REDIS_URL is set. */
   sharedLimits?: Pick<SharedLimits, 'state'> | null;
+  /** The open event streams and their refusals. */
+  eventStreams?: EventStreamSource;
 }
 
 export function createMetrics(store: Store, sources: MetricSources): Metrics {
@@ -91,6 +99,7 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
       },
     });
   }
+  if (sources.eventStreams) registerEventStreams(registry, sources.eventStreams);
   return {
     contentType: registry.contentType,
     observeRequest: requests.observe,
@@ -98,6 +107,38 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
     tokenRefused: (reason) => refusals.inc({ reason }),
     render: () => registry.metrics(),
   };
+}
+
+/** Open event streams, the limit of the instance, and the streams refused by limit (read at scrape time). */
+function registerEventStreams(registry: client.Registry, source: EventStreamSource): void {
+  new client.Gauge({
+    name: 'gateway_event_streams_open',
+    help: 'Event streams (GET /v1/events) open on this instance.',
+    registers: [registry],
+    collect() {
+      this.set(source.streamCounts().open);
+    },
+  });
+  new client.Gauge({
+    name: 'gateway_event_streams_limit',
+    help: 'Event streams this instance holds open at most (EVENT_STREAMS_PER_INSTANCE or derived from the heap).',
+    registers: [registry],
+    collect() {
+      this.set(source.streamCounts().limits.perInstance);
+    },
+  });
+  new client.Counter({
+    name: 'gateway_event_streams_refused_total',
+    help: 'Event streams refused, by the limit reached: account (429) or instance (503).',
+    labelNames: ['reason'],
+    registers: [registry],
+    collect() {
+      const { refused } = source.streamCounts();
+      this.reset();
+      this.inc({ reason: 'account' }, refused.account);
+      this.inc({ reason: 'instance' }, refused.instance);
+    },
+  });
 }
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];

@@ -6,6 +6,7 @@ import type { Config } from './config.js';
 import type { Services } from './context.js';
 import { createCatalogueCache } from './domain/catalogue-cache.js';
 import { createCursorCodec } from './domain/cursor.js';
+import { streamLimits } from './domain/event-stream-limits.js';
 import { AccountEvents } from './domain/events.js';
 import { RevokedFamilies } from './domain/revocations.js';
 import { createMetrics } from './metrics.js';
@@ -28,11 +29,16 @@ export function createServices(
   const database = watchDatabase(store, options.log, { now: options.now });
   const catalogue = createCatalogueCache(store.db, options.now, { failed: (error) => database.failed(error) });
   const sharedLimits = config.redisUrl ? createSharedLimits(config.redisUrl, options) : null;
+  const revoked = new RevokedFamilies();
+  const events = new AccountEvents(store, { now: options.now, warn: options.warn, limits: streamLimits(config) });
+  // A revoked sign-in's open streams end as soon as this instance learns of the revocation: at once when it
+  // revoked it, on the database's announcement otherwise.
+  revoked.onRevoked((family) => events.endSignIn(family));
   return {
     db: store.db,
     store,
     database,
-    metrics: createMetrics(store, { database, catalogue, sharedLimits }),
+    metrics: createMetrics(store, { database, catalogue, sharedLimits, eventStreams: events }),
     catalogue,
     config,
     cursors: createCursorCodec(secrets.cursorSecret),
@@ -44,9 +50,9 @@ export function createServices(
       keyId: secrets.keyId,
       verifyingKeys: secrets.verifyingKeys,
       verified: new Map(),
-      revoked: new RevokedFamilies(),
+      revoked,
     },
-    events: new AccountEvents(store, { now: options.now, warn: options.warn }),
+    events,
     proxySeed: secrets.proxySeed,
     sharedLimits,
     now: options.now,

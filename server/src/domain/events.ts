@@ -9,10 +9,12 @@
  * the order rule): a reader that has read up to `high` never finds a lower event later.
  */
 
+import { ApiError } from '../errors.js';
 import { EventStream } from '../lib/event-stream.js';
 import { eventPositions, eventsBetween, pruneEventsBefore, type StoredEvent } from '../store/events.js';
 import type { Listening } from '../store/listener.js';
 import type { Store } from '../store/store.js';
+import { type StreamCounts, type StreamLimits, StreamSlots } from './event-stream-limits.js';
 import type { Caller, Revoked } from './token-settings.js';
 
 /** How long events are kept: a resume from an older id is answered with a `reset` event. */
@@ -34,6 +36,8 @@ export interface AccountEvent {
 }
 
 interface Subscriber {
+  /** The sign-in (token family) the stream was opened with: its streams end when it is revoked. */
+  family: string | null;
   deliver(event: AccountEvent): void;
   end(): void;
 }
@@ -42,6 +46,8 @@ const eventOf = (stored: StoredEvent): AccountEvent => ({ seq: stored.seq, kind:
 
 export interface AccountEventsOptions {
   now: () => number;
+  /** How many streams are held open, per account and in all. */
+  limits: StreamLimits;
   /** SQLite: how often the sequence is read (milliseconds). */
   pollMs?: number;
   heartbeatMs?: number;
@@ -51,6 +57,8 @@ export interface AccountEventsOptions {
 /** The instance's reader of events and its subscribers, by account. */
 export class AccountEvents {
   readonly #subscribers = new Map<string, Set<Subscriber>>();
+  readonly #bySignIn = new Map<string, Set<Subscriber>>();
+  readonly #slots: StreamSlots;
   readonly #store: Store;
   readonly options: Required<Omit<AccountEventsOptions, 'warn'>> & Pick<AccountEventsOptions, 'warn'>;
   /** The last event read; null until the store first answers (the reader then starts from there). */
@@ -64,6 +72,12 @@ export class AccountEvents {
   constructor(store: Store, options: AccountEventsOptions) {
     this.#store = store;
     this.options = { pollMs: POLL_MS, heartbeatMs: HEARTBEAT_MS, ...options };
+    this.#slots = new StreamSlots(options.limits);
+  }
+
+  /** The streams open now, the limits, and the refusals so far (for the metrics). */
+  streamCounts(): StreamCounts {
+    return { open: this.#slots.open, limits: this.#slots.limits, refused: { ...this.#slots.refused } };
   }
 
   get store(): Store {
@@ -144,23 +158,31 @@ export class AccountEvents {
     for (const subscriber of subscribers) subscriber.deliver(event);
   }
 
-  /** Hands the account's events to `subscriber` from now on; returns the unsubscription. */
+  /**
+   * Hands the account's events to `subscriber` from now on; returns the unsubscription. Throws the refusal
+   * (429, 503) when the account or the instance holds as many streams as it may.
+   */
   subscribe(account: string, subscriber: Subscriber): () => void {
     if (this.#closed) {
       subscriber.end();
       return () => {};
     }
-    let set = this.#subscribers.get(account);
-    if (!set) {
-      set = new Set();
-      this.#subscribers.set(account, set);
-    }
-    set.add(subscriber);
+    this.#slots.admit(account);
+    addTo(this.#subscribers, account, subscriber);
+    if (subscriber.family !== null) addTo(this.#bySignIn, subscriber.family, subscriber);
+    let subscribed = true;
     return () => {
-      const current = this.#subscribers.get(account);
-      current?.delete(subscriber);
-      if (current?.size === 0) this.#subscribers.delete(account);
+      if (!subscribed) return;
+      subscribed = false;
+      this.#slots.release(account);
+      removeFrom(this.#subscribers, account, subscriber);
+      if (subscriber.family !== null) removeFrom(this.#bySignIn, subscriber.family, subscriber);
     };
+  }
+
+  /** Ends the streams of a sign-in (token family): it was revoked. */
+  endSignIn(family: string): void {
+    for (const subscriber of [...(this.#bySignIn.get(family) ?? [])]) subscriber.end();
   }
 
   /** Ends every stream and stops following the store. */
@@ -169,6 +191,7 @@ export class AccountEvents {
     for (const timer of this.#timers) clearInterval(timer);
     for (const set of [...this.#subscribers.values()]) for (const subscriber of [...set]) subscriber.end();
     this.#subscribers.clear();
+    this.#bySignIn.clear();
     await this.#listening?.close();
     await this.#reading?.catch(() => {});
   }
@@ -182,11 +205,27 @@ export class AccountEvents {
   }
 }
 
+function addTo(map: Map<string, Set<Subscriber>>, key: string, subscriber: Subscriber): void {
+  let set = map.get(key);
+  if (!set) {
+    set = new Set();
+    map.set(key, set);
+  }
+  set.add(subscriber);
+}
+
+function removeFrom(map: Map<string, Set<Subscriber>>, key: string, subscriber: Subscriber): void {
+  const set = map.get(key);
+  set?.delete(subscriber);
+  if (set?.size === 0) map.delete(key);
+}
+
 /**
  * A stream of the caller's events: from `lastEventId` when given (the events it missed, then live ones; a
  * `reset` event when they are no longer kept, or the id was never issued), else from now. It ends when the
- * caller's access token expires or its sign-in is revoked (checked on every heartbeat), or when the
- * instance closes.
+ * caller's access token expires (a timer, and a check before every event and heartbeat), when its sign-in
+ * is revoked (`AccountEvents.endSignIn`, as soon as this instance learns of it, and the same checks), or when
+ * the instance closes. Refused (429, 503) when the account or the instance holds as many streams as it may.
  */
 export async function openEventStream(
   events: AccountEvents,
@@ -196,20 +235,33 @@ export async function openEventStream(
 ): Promise<EventStream> {
   const { db } = events.store;
   const { now, heartbeatMs } = events.options;
+  const over = () => caller.expiresAt * 1000 <= now() || (caller.family !== null && revoked.has(caller.family));
   const stream = new EventStream();
   let buffered: AccountEvent[] | null = [];
   let sent = 0;
   const send = (event: AccountEvent) => {
     if (event.seq <= sent) return;
+    // Nothing is sent past the token's expiry or the sign-in's revocation, whatever ends the stream.
+    if (over()) {
+      stream.end();
+      return;
+    }
     stream.event(event.kind, event.seq, event.data);
     sent = event.seq;
   };
-  // Live events are heard from before the store is read, so that none falls between the two.
+  // Live events are heard from before the store is read, so that none falls between the two. The stream's
+  // slot is taken here: a refused stream (429, 503) costs no read.
   const unsubscribe = events.subscribe(caller.account, {
+    family: caller.family,
     deliver: (event) => (buffered ? buffered.push(event) : send(event)),
     end: () => stream.end(),
   });
   stream.onClose(unsubscribe);
+  // Revoked between the token's check and the subscription: the revocation's notice has passed already.
+  if (over()) {
+    stream.destroy();
+    throw new ApiError('invalid_access_token');
+  }
   try {
     stream.retry(RETRY_MS);
     const { latest, pruned } = await eventPositions(db);
@@ -237,9 +289,8 @@ export async function openEventStream(
     throw error;
   }
 
-  const expired = () => caller.expiresAt * 1000 <= now() || (caller.family !== null && revoked.has(caller.family));
   const heartbeat = setInterval(() => {
-    if (expired()) stream.end();
+    if (over()) stream.end();
     else stream.comment('heartbeat');
   }, heartbeatMs);
   const expiry = setTimeout(() => stream.end(), Math.min(Math.max(caller.expiresAt * 1000 - now(), 0), 2 ** 31 - 1));

@@ -17,14 +17,26 @@ const PRUNE_EVERY_MS = 10 * 60_000;
 
 export class RevokedFamilies implements Revoked {
   readonly #revokedAt = new Map<string, number>();
+  readonly #listeners = new Set<(family: string) => void>();
 
   has(family: string): boolean {
     return this.#revokedAt.has(family);
   }
 
-  /** Records a revocation at `at` (seconds); the first record of a family stands. */
+  /**
+   * Records a revocation at `at` (seconds); the first record of a family stands, and only it is announced
+   * to the listeners (what holds on to a sign-in beyond a request: its open event streams).
+   */
   add(family: string, at: number): void {
-    if (!this.#revokedAt.has(family)) this.#revokedAt.set(family, at);
+    if (this.#revokedAt.has(family)) return;
+    this.#revokedAt.set(family, at);
+    for (const listener of this.#listeners) listener(family);
+  }
+
+  /** Calls `listener` with each family revoked from now on; returns the unsubscription. */
+  onRevoked(listener: (family: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Forgets the revocations before `before` (seconds): every access token of those families has expired. */

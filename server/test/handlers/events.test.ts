@@ -1,6 +1,7 @@
 /**
  * GET /v1/events over a real socket: events from another process's import, from another instance, a resume
- * by Last-Event-ID, the retention window, the end at the token's expiry, and the refusals.
+ * by Last-Event-ID, the retention window, the end at the token's expiry and at the sign-in's revocation (on
+ * the revoking instance and on another), the limits of open streams, and the refusals.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +18,7 @@ import { pruneEventsBefore } from '../../src/store/events.js';
 import { upsertMovements } from '../../src/store/movements.js';
 import type { MovementRecord } from '../../src/store/schema.js';
 import { openStore, type Store } from '../../src/store/store.js';
-import { codeOf, signIn } from '../support/app.js';
+import { codeOf, postToken, signIn } from '../support/app.js';
 import { DATABASES, type DatabaseForProcesses, databaseForProcesses } from '../support/databases.js';
 import { me, someoneElse } from '../support/signers.js';
 
@@ -126,6 +127,55 @@ const movement = (account: string, id: string, status = 'pending_approval'): Mov
   recipient_address: account,
 });
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The spec's bound on how late another instance may learn of a revocation. */
+const REVOCATION_BOUND_MS = 5000;
+
+/** An answer to GET /v1/events that is not a stream (a refusal): its status, headers and body. */
+async function refusal(base: string, token: string) {
+  const response = await fetch(`${base}/v1/events`, {
+    headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' },
+  });
+  if (response.status === 200) {
+    // A stream, not a refusal: let it go (its text would never end).
+    await response.body?.cancel();
+    return { status: response.status, headers: response.headers, body: { errors: [] as ErrorItem[] } };
+  }
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as { errors: ErrorItem[] },
+  };
+}
+interface ErrorItem {
+  code: number;
+  message: string;
+  details?: Record<string, string>;
+}
+
+/** A sample of /metrics (`name` or `name{labels}`), as a number; undefined when absent. */
+async function metric(app: FastifyInstance, series: string): Promise<number | undefined> {
+  const text = (await app.inject({ url: '/metrics', headers: { accept: 'text/plain' } })).body;
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+/** Waits until `check` holds (polling), failing after `ms`. */
+async function eventually(check: () => Promise<boolean>, what: string, ms = WAIT_MS): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await pause(25);
+  }
+}
+
+const revoke = (app: FastifyInstance, refreshToken: string) =>
+  app.inject({
+    method: 'POST',
+    url: '/v1/oauth2/revoke',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ token: refreshToken, token_type_hint: 'refresh_token' }).toString(),
+  });
 
 describe.each(DATABASES)('GET /v1/events on %s', (kind) => {
   let dir: string;
@@ -295,6 +345,53 @@ describe.each(DATABASES)('GET /v1/events on %s', (kind) => {
     expect(sse.ended).toBe(true);
   });
 
+  it('a sign-in revoked on this instance has its open stream ended at once, and it receives nothing after', async () => {
+    const device = await signIn(app, me);
+    const revoked = await Sse.open(base, device.access_token);
+    // Another sign-in of the same account: its stream goes on and shows the movement was sent.
+    const control = await Sse.open(base, token);
+    try {
+      const started = Date.now();
+      expect((await revoke(app, device.refresh_token)).statusCode).toBe(200);
+      // Imported at once: the revoked stream must not carry it, however late it would be ended.
+      await upsertMovements(database.store.db, [movement(me.address, 'ev-revoked-1')]);
+      await revoked.until(() => revoked.ended, REVOCATION_BOUND_MS);
+      // Well before the 15 s heartbeat, which was the only check before.
+      expect(Date.now() - started).toBeLessThan(REVOCATION_BOUND_MS);
+      await control.until(() => control.movements.includes('ev-revoked-1:pending_approval'));
+      expect(revoked.movements).toEqual([]);
+      // Reconnecting with the same access token is refused.
+      const again = await refusal(base, device.access_token);
+      expect(again.status).toBe(401);
+      expect(again.body.errors[0]?.code).toBe(10000);
+    } finally {
+      revoked.close();
+      control.close();
+    }
+  });
+
+  it.runIf(kind === 'postgres')(
+    'a sign-in revoked on one instance has its open stream on another ended within the bound, and it receives nothing after',
+    async () => {
+      const device = await signIn(app, me);
+      const revoked = await Sse.open(otherBase, device.access_token);
+      const control = await Sse.open(otherBase, token);
+      try {
+        const started = Date.now();
+        expect((await revoke(app, device.refresh_token)).statusCode).toBe(200);
+        await revoked.until(() => revoked.ended, REVOCATION_BOUND_MS + 1000);
+        expect(Date.now() - started).toBeLessThan(REVOCATION_BOUND_MS + 1000);
+        await upsertMovements(database.store.db, [movement(me.address, 'ev-revoked-other-1')]);
+        await control.until(() => control.movements.includes('ev-revoked-other-1:pending_approval'));
+        expect(revoked.movements).toEqual([]);
+      } finally {
+        revoked.close();
+        control.close();
+      }
+    },
+    30_000,
+  );
+
   it('refuses no token or a bad one (401) and a malformed Last-Event-ID (400, 10201)', async () => {
     const none = await app.inject({ url: '/v1/events' });
     expect(none.statusCode).toBe(401);
@@ -341,6 +438,112 @@ describe.each(DATABASES)('GET /v1/events on %s', (kind) => {
       ]),
     ).rejects.toThrow();
     expect(await count()).toBe(before + 2);
+  });
+
+  describe('with limits of 2 streams an account and 3 an instance', () => {
+    let limited: FastifyInstance;
+    let limitedBase: string;
+    beforeAll(async () => {
+      const config = testConfig({
+        dataDir: dir,
+        tokenRateLimit: 100_000,
+        eventStreamsPerAccount: 2,
+        eventStreamsPerInstance: 3,
+      });
+      limited = await buildApp(config, { store: database.store });
+      limitedBase = await limited.listen({ port: 0, host: '127.0.0.1' });
+    });
+    afterAll(async () => {
+      // Every stream is closed by now. fetch's pool may still open a connection it never sends a request on,
+      // which would hold close() for the server's headers timeout (60 s): such connections are let go.
+      const letGo = setInterval(() => limited?.server.closeAllConnections(), 100);
+      await limited?.close();
+      clearInterval(letGo);
+    });
+
+    it('the account’s third stream is refused 429 (11101) at once; a slot is free again when one closes', async () => {
+      const first = await Sse.open(limitedBase, token);
+      const second = await Sse.open(limitedBase, token);
+      let third: Sse | undefined;
+      try {
+        const refused = await refusal(limitedBase, token);
+        expect(refused.status).toBe(429);
+        expect(refused.body.errors[0]).toMatchObject({ code: 11101, details: { limit: '2' } });
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+        // Another account is not held to this one's limit.
+        const theirs = await Sse.open(limitedBase, othersToken);
+        theirs.close();
+        expect(theirs.status).toBe(200);
+        first.close();
+        await eventually(
+          async () => (await metric(limited, 'gateway_event_streams_open')) === 1,
+          'the closed streams to be counted out',
+        );
+        third = await Sse.open(limitedBase, token);
+        expect(third.status).toBe(200);
+        expect(await metric(limited, 'gateway_event_streams_refused_total{reason="account"}')).toBe(1);
+      } finally {
+        first.close();
+        second.close();
+        third?.close();
+      }
+      await eventually(
+        async () => (await metric(limited, 'gateway_event_streams_open')) === 0,
+        'every stream to be counted out',
+      );
+    });
+
+    it('past the instance’s limit a stream is refused 503 (11201) with Retry-After, whoever asks', async () => {
+      const held = [
+        await Sse.open(limitedBase, token),
+        await Sse.open(limitedBase, token),
+        await Sse.open(limitedBase, othersToken),
+      ];
+      try {
+        expect(held.map((s) => s.status)).toEqual([200, 200, 200]);
+        expect(await metric(limited, 'gateway_event_streams_open')).toBe(3);
+        expect(await metric(limited, 'gateway_event_streams_limit')).toBe(3);
+        const refused = await refusal(limitedBase, othersToken);
+        expect(refused.status).toBe(503);
+        expect(refused.body.errors[0]?.code).toBe(11201);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+        expect(await metric(limited, 'gateway_event_streams_refused_total{reason="instance"}')).toBe(1);
+        // Everything else is answered as before.
+        const platforms = await fetch(`${limitedBase}/v1/platforms`);
+        expect(platforms.status).toBe(200);
+        await platforms.text();
+      } finally {
+        for (const sse of held) sse.close();
+      }
+    });
+  });
+
+  it('a stream ends when its access token expires, and carries no event past the expiry', async () => {
+    let clock = Date.now();
+    const config = testConfig({ dataDir: dir, tokenRateLimit: 100_000 });
+    const timed = await buildApp(config, { store: database.store, now: () => clock });
+    try {
+      const timedBase = await timed.listen({ port: 0, host: '127.0.0.1' });
+      const response = await postToken(timed, {
+        grant_type: 'password',
+        scope: 'general',
+        username: me.username,
+        password: me.password(Math.floor(clock / 1000) + 600),
+        client_id: 'waves.exchange',
+      });
+      const short = (response.json() as { access_token: string }).access_token;
+      const sse = await Sse.open(timedBase, short);
+      const control = await Sse.open(base, token);
+      // The token expires (the clock moves past it; the stream's own timer, in real time, is far off).
+      clock += 601_000;
+      await upsertMovements(database.store.db, [movement(me.address, 'ev-expired-1')]);
+      await control.until(() => control.movements.includes('ev-expired-1:pending_approval'));
+      control.close();
+      await sse.until(() => sse.ended);
+      expect(sse.movements).toEqual([]);
+    } finally {
+      await timed.close();
+    }
   });
 
   it.runIf(kind === 'postgres')(

@@ -1,0 +1,136 @@
+#!/usr/bin/env node
+/**
+ * What one open event stream (GET /v1/events) costs the server's memory: the gateway (built, SQLite) runs in
+ * this process, a child process opens the streams over loopback and holds them; the heap (after a full
+ * collection) and the resident set are read before, with the streams open, and after they close.
+ * The figure behind the per-instance default of event streams (server/src/domain/event-stream-limits.ts).
+ *
+ *   npx turbo run build --output-logs=errors-only
+ *   node --expose-gc bench/streams-memory.mjs [--streams 3000]
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { getHeapStatistics } from 'node:v8';
+import { passwordFor, signerFromSeed } from '@gateway/client';
+
+const here = fileURLToPath(import.meta.url);
+
+if (process.argv[2] === '--holder') {
+  // The child: opens the streams it is asked for and holds them until told to let go.
+  const requests = [];
+  process.on('message', async (message) => {
+    if (message.open) {
+      const { url, token, count } = message.open;
+      await Promise.all(
+        Array.from(
+          { length: count },
+          () =>
+            new Promise((resolve, reject) => {
+              const request = http.get(
+                url,
+                { agent: false, headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream' } },
+                (response) => {
+                  if (response.statusCode !== 200) reject(new Error(`status ${response.statusCode}`));
+                  response.once('data', () => resolve());
+                  response.on('error', () => {});
+                },
+              );
+              request.on('error', reject);
+              requests.push(request);
+            }),
+        ),
+      ).then(
+        () => process.send({ opened: requests.length }),
+        (error) => process.send({ failed: String(error) }),
+      );
+    }
+    if (message.close) {
+      for (const request of requests.splice(0)) request.destroy();
+      process.send({ closed: true });
+    }
+  });
+} else {
+  await measure();
+}
+
+async function measure() {
+  if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc');
+  const { values } = parseArgs({ options: { streams: { type: 'string', default: '3000' } } });
+  const count = Number(values.streams);
+  const serverDist = path.resolve(path.dirname(here), '../server/dist');
+  const { buildApp } = await import(path.join(serverDist, 'app.js'));
+  const { testConfig } = await import(path.join(serverDist, 'config.js'));
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gateway-streams-'));
+  const config = testConfig({
+    dataDir: dir,
+    databaseUrl: `sqlite:${path.join(dir, 'gateway.db')}`,
+    eventStreamsPerAccount: 10_000,
+    eventStreamsPerInstance: 1_000_000,
+  });
+  const app = await buildApp(config);
+  const base = await app.listen({ port: 0, host: '127.0.0.1' });
+  const signer = signerFromSeed('streams memory measurement, not for real funds');
+  const token = await app.inject({
+    method: 'POST',
+    url: '/v1/oauth2/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({
+      grant_type: 'password',
+      scope: 'general',
+      client_id: 'waves.exchange',
+      username: signer.publicKey,
+      password: await passwordFor(signer, 'W', 'waves.exchange', Math.floor(Date.now() / 1000) + 3600),
+    }).toString(),
+  });
+  const { access_token: accessToken } = token.json();
+
+  const holder = fork(here, ['--holder'], { stdio: 'inherit' });
+  const ask = (message) =>
+    new Promise((resolve, reject) => {
+      holder.once('message', (answer) => (answer.failed ? reject(new Error(answer.failed)) : resolve(answer)));
+      holder.send(message);
+    });
+  const settled = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (let i = 0; i < 3; i++) globalThis.gc();
+    const { heapUsed, rss } = process.memoryUsage();
+    return { heapUsed, rss };
+  };
+  const url = `${base}/v1/events`;
+  // Warm-up: every code path of a stream has run once, so the baseline holds the code and its caches.
+  await ask({ open: { url, token: accessToken, count: 100 } });
+  await ask({ close: true });
+  const before = await settled();
+  const started = performance.now();
+  await ask({ open: { url, token: accessToken, count } });
+  const openMs = performance.now() - started;
+  const open = await settled();
+  await ask({ close: true });
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const after = await settled();
+  holder.kill();
+  await app.close();
+  rmSync(dir, { recursive: true, force: true });
+
+  const kib = (bytes) => Math.round(bytes / 1024);
+  const mib = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+  const result = {
+    streams: count,
+    node: process.version,
+    openSeconds: Math.round(openMs) / 1000,
+    heapLimitMiB: mib(getHeapStatistics().heap_size_limit),
+    heapUsedMiB: { before: mib(before.heapUsed), open: mib(open.heapUsed), after: mib(after.heapUsed) },
+    rssMiB: { before: mib(before.rss), open: mib(open.rss), after: mib(after.rss) },
+    perStreamKiB: {
+      heap: kib((open.heapUsed - before.heapUsed) / count),
+      rss: kib((open.rss - before.rss) / count),
+    },
+  };
+  console.log(JSON.stringify(result, null, 2));
+}
