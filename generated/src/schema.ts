@@ -575,7 +575,8 @@ export interface paths {
          * Prometheus metrics
          * @description Metrics in the Prometheus text format: requests by operationId and status with latency histograms,
          *     token grants and refusals by reason, database pool state, and the process's own. Public on the API's
-         *     port; restrict it at the network edge if it must not be.
+         *     port by default; with `METRICS_PORT` set it is served only on that port (on `METRICS_HOST`, loopback by
+         *     default), and the API's port answers 404 here, so that a public proxy never shows it.
          */
         get: operations["getMetrics"];
         put?: never;
@@ -1944,6 +1945,15 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /** @description No operation is served at this path on this port. */
+        RouteNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
     };
     parameters: {
         /**
@@ -2868,6 +2878,7 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["RouteNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             429: components["responses"]["TooManyRequests"];

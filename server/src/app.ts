@@ -16,6 +16,7 @@ import { watchRevocations } from './domain/revocations.js';
 import { errorHandling } from './error-handler.js';
 import { BODY_LIMIT, fastifyOptions } from './fastify-options.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
+import type { Metrics } from './metrics.js';
 import { databaseRetry } from './operator/database-wait.js';
 import { corsFor } from './plugins/cors.js';
 import { docs } from './plugins/docs.js';
@@ -35,6 +36,13 @@ export const specification = createRequire(import.meta.url)('@gateway/generated/
   string,
   unknown
 >;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's metrics: served at /metrics, or by server.ts on METRICS_PORT when it is set. */
+    gatewayMetrics: Metrics;
+  }
+}
 
 export interface AppOptions {
   /** A store to use instead of opening `config.databaseUrl` (the app then does not close it). */
@@ -85,10 +93,16 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     log: { warn: (object, message) => app.log.warn(object, message) },
   });
   app.addHook('onClose', async () => services.database.close());
+  app.decorate('gatewayMetrics', services.metrics);
   const { sharedLimits } = services;
   if (sharedLimits) app.addHook('onClose', () => sharedLimits.close());
   // Revoked sign-ins are known before the first request is answered, and followed until the app closes.
-  const revocations = watchRevocations(store, services.tokens.revoked, () => Math.floor(now() / 1000));
+  const revocations = watchRevocations(
+    store,
+    services.tokens.revoked,
+    () => Math.floor(now() / 1000),
+    (message) => app.log.warn(message),
+  );
   app.addHook('onClose', () => revocations.close());
   await revocations.ready;
   // The accounts' events are followed from the start; their streams end before the server waits for its

@@ -450,11 +450,11 @@ function explain(error: unknown): { message: string; code: number } {
       code: EXIT.invalidInput,
     };
   }
-  const listening = error as NodeJS.ErrnoException & { address?: string; port?: number };
+  const listening = error as NodeJS.ErrnoException & { address?: string; port?: number; setting?: string };
   if (listening?.syscall === 'listen' && (listening.code === 'EADDRINUSE' || listening.code === 'EACCES')) {
     const why = listening.code === 'EADDRINUSE' ? 'the port is in use' : 'permission denied';
     return {
-      message: `cannot listen on ${listening.address}:${listening.port}: ${why} (set PORT or HOST)`,
+      message: `cannot listen on ${listening.address}:${listening.port}: ${why} (set ${listening.setting ?? 'PORT or HOST'})`,
       code: EXIT.usage,
     };
   }

@@ -69,6 +69,10 @@ const settings = {
     separator: ',',
     default: '',
   },
+  /** A port of its own for GET /metrics (the API's port then answers 404 there); 0: on the API's port. */
+  metricsPort: { type: 'integer', minimum: 0, maximum: 65535, default: 0 },
+  /** Interface of the metrics port. */
+  metricsHost: { type: 'string', minLength: 1, default: '127.0.0.1' },
   /** Log level: fatal, error, warn, info, debug, trace or silent. */
   logLevel: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
 } as const;

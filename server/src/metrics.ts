@@ -71,6 +71,17 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
     labelNames: ['version', 'node_version', 'database'],
     registers: [registry],
   }).set({ version: VERSION, node_version: process.version, database: store.dialect }, 1);
+  if (store.dialect === 'postgres') {
+    new client.Gauge({
+      name: 'gateway_listen_up',
+      help: "Whether this instance hears the database's announcements of a topic (LISTEN), by topic.",
+      labelNames: ['topic'],
+      registers: [registry],
+      collect() {
+        for (const [topic, up] of Object.entries(store.listenState())) this.set({ topic }, up ? 1 : 0);
+      },
+    });
+  }
   new client.Gauge({
     name: 'gateway_database_up',
     help: 'Whether the database answered the last time this instance asked (1) or not (0).',

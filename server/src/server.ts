@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import { serveMetrics } from './metrics-server.js';
 import { loadDemoIfEmpty } from './operator/commands.js';
 import { openStore } from './store/store.js';
 import type { Tracing } from './tracing.js';
@@ -23,6 +24,11 @@ export async function startServer(
   app.addHook('onClose', () => store.close());
   if (options.demo && (await loadDemoIfEmpty(store, config.chainId))) {
     app.log.info('empty database: loaded the demo exchange (catalogue, movements and trades of the demo account)');
+  }
+  if (config.metricsPort !== 0) {
+    const metrics = await serveMetrics(app.gatewayMetrics, config.metricsHost, config.metricsPort);
+    app.addHook('onClose', () => metrics.close());
+    app.log.info(`metrics served at ${metrics.url} (not on the API's port)`);
   }
   await app.listen({ port: config.port, host: config.host });
   let closing = false;

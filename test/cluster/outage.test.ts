@@ -1,7 +1,8 @@
 /**
  * A 10 s PostgreSQL outage under two instances: public catalogue reads keep answering 200 from the catalogue
  * in memory (saying how old it is), operations that need the database answer 503 with Retry-After, the
- * serving state says `degraded` where readiness says 503, and each instance logs the outage in two lines.
+ * serving state says `degraded` where readiness says 503, and each instance logs the outage in two lines (and
+ * two for each of its LISTEN connections).
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -131,11 +132,18 @@ describe('a 10 s PostgreSQL outage under two instances', () => {
         expect(state.body.catalogue_age_seconds).toBeGreaterThanOrEqual(0);
         expect(state.metrics).toMatch(/^gateway_database_up 0$/m);
         expect(state.metrics).toMatch(/^gateway_catalogue_stale_seconds [1-9]/m);
+        // The announcements (revocations, movement events) are not heard meanwhile, and the metric says so.
+        expect(state.metrics).toMatch(/^gateway_listen_up\{topic="revoked"\} 0$/m);
+        expect(state.metrics).toMatch(/^gateway_listen_up\{topic="movement_events"\} 0$/m);
       }
       for (const instance of instances) {
         const lines = instance.output().split('\n');
         expect(lines.filter((l) => l.includes('database lost'))).toHaveLength(1);
         expect(lines.filter((l) => l.includes('database back after'))).toHaveLength(1);
+        for (const what of ['revocations', 'movement events']) {
+          expect(lines.filter((l) => l.includes(`listening for ${what} lost`))).toHaveLength(1);
+          expect(lines.filter((l) => l.includes(`listening for ${what} back`))).toHaveLength(1);
+        }
         // One stack trace for the whole outage: the 'lost' line's.
         expect(lines.filter((l) => l.includes('"stack"') && !l.includes('database lost'))).toEqual([]);
       }

@@ -95,6 +95,12 @@ export class AccountEvents {
     );
     if (this.#store.dialect === 'postgres') {
       this.#listening = this.#store.listen('movement_events', {
+        changed: (up, reason) =>
+          this.options.warn?.(
+            up
+              ? 'listening for movement events back: what was missed is read and delivered'
+              : `listening for movement events lost (${reason}): open streams receive nothing new until it is back`,
+          ),
         message: () => void this.catchUp().catch(() => {}),
         // Announcements made while nobody listened are lost: read what they announced.
         connected: () => this.catchUp(),

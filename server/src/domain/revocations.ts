@@ -45,9 +45,23 @@ export class RevokedFamilies implements Revoked {
   }
 }
 
-/** Keeps `families` up to date from the store until closed; `ready` once the first reading is done. */
-export function watchRevocations(store: Store, families: Revoked, nowSeconds: () => number): Listening {
+/**
+ * Keeps `families` up to date from the store until closed; `ready` once the first reading is done. `warn` is
+ * told once when hearing revocations is lost and once when it is back (all of them are read again then).
+ */
+export function watchRevocations(
+  store: Store,
+  families: Revoked,
+  nowSeconds: () => number,
+  warn: (message: string) => void = () => {},
+): Listening {
   const listening = store.listen('revoked', {
+    changed: (up, reason) =>
+      warn(
+        up
+          ? 'listening for revocations back: every revocation read again'
+          : `listening for revocations lost (${reason}): revocations made by other instances reach this one when it is back`,
+      ),
     message: (family) => families.add(family, nowSeconds()),
     async connected() {
       for (const { id, revokedAt } of await familiesRevokedSince(store.db, iso(nowSeconds() - HORIZON_SECONDS))) {
@@ -59,6 +73,9 @@ export function watchRevocations(store: Store, families: Revoked, nowSeconds: ()
   pruning.unref();
   return {
     ready: listening.ready,
+    get up() {
+      return listening.up;
+    },
     async close() {
       clearInterval(pruning);
       await listening.close();

@@ -45,6 +45,8 @@ export const healthHandlers: Pick<
     };
   },
   async getMetrics(_request, context) {
+    // Served on a port of its own (METRICS_PORT): not here, where a public proxy would show it.
+    if (context.config.metricsPort !== 0) throw new ApiError('route_not_found');
     return {
       status: 200,
       body: await context.metrics.render(),

@@ -9,6 +9,8 @@ import pg from 'pg';
 export interface Listening {
   /** Settles when listening first started (and `connected` ran), or first failed: the caller may go on. */
   readonly ready: Promise<void>;
+  /** Whether it listens now (false from a loss until it listens again). */
+  readonly up: boolean;
   close(): Promise<void>;
 }
 
@@ -19,6 +21,11 @@ export interface ListenHandlers {
    * lost, so what they announced is read here. A failure here starts over on a new connection.
    */
   connected(): Promise<void>;
+  /**
+   * Told once when listening is lost (or cannot start), with the reason, and once when it listens again:
+   * not at every reconnection attempt in between.
+   */
+  changed?(up: boolean, reason: string): void;
 }
 
 export function listenPostgres(
@@ -28,6 +35,15 @@ export function listenPostgres(
   retryMs = 1000,
 ): Listening {
   let closed = false;
+  let up = false;
+  /** Whether a loss was told (a return is told only after one). */
+  let toldLost = false;
+  const lost = (reason: string) => {
+    up = false;
+    if (closed || toldLost) return;
+    toldLost = true;
+    on.changed?.(false, reason);
+  };
   let client: pg.Client | null = null;
   let retrying: NodeJS.Timeout | undefined;
   let started: () => void = () => {};
@@ -50,7 +66,9 @@ export function listenPostgres(
     // A lost connection ends the client; listening starts over on a new one.
     current.on('error', () => {});
     current.on('end', () => {
-      if (client === current) retry();
+      if (client !== current) return;
+      lost('the connection ended');
+      retry();
     });
     try {
       await current.connect();
@@ -64,7 +82,13 @@ export function listenPostgres(
       });
       await current.query(`listen ${current.escapeIdentifier(channel)}`);
       await on.connected();
-    } catch {
+      up = true;
+      if (toldLost && !closed) {
+        toldLost = false;
+        on.changed?.(true, '');
+      }
+    } catch (error) {
+      lost((error instanceof Error && error.message.split('\n')[0]) || String(error));
       current.end().catch(() => {});
       retry();
     } finally {
@@ -75,6 +99,9 @@ export function listenPostgres(
   void connect();
   return {
     ready,
+    get up() {
+      return up;
+    },
     async close() {
       closed = true;
       clearTimeout(retrying);

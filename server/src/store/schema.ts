@@ -204,6 +204,8 @@ export interface Store {
    * makes none, since one process writes: `connected` runs once, and that process announces to itself.
    */
   listen(topic: string, on: ListenHandlers): Listening;
+  /** Whether each topic listened to is heard now (PostgreSQL; SQLite listens to nothing). */
+  listenState(): Record<string, boolean>;
   /** True when the database answers. */
   ping(): Promise<boolean>;
   /** Null when the database answers; otherwise why not (the first line of the driver's error). */

@@ -7,7 +7,7 @@ import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { listenPostgres } from './listener.js';
+import { type Listening, listenPostgres } from './listener.js';
 import { migrateToLatest, migrationState } from './migrations.js';
 import { refreshDocuments } from './refresh-documents.js';
 import type { Database, DialectName, Store } from './schema.js';
@@ -128,7 +128,7 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
         }
       }),
     () => ({ total: 1, idle: 1, waiting: 0 }),
-    (_topic, on) => ({ ready: on.connected().catch(() => {}), close: async () => {} }),
+    (_topic, on) => ({ ready: on.connected().catch(() => {}), up: true, close: async () => {} }),
   );
 }
 
@@ -185,13 +185,33 @@ function storeOf(
       return (error instanceof Error && error.message.split('\n')[0]) || String(error);
     }
   };
+  const listenings: { topic: string; listening: Listening }[] = [];
   return {
     db,
     dialect,
     firstColumn,
     allOrNothing,
     poolState,
-    listen,
+    listen(topic, on) {
+      const listening = listen(topic, on);
+      const entry = { topic, listening };
+      listenings.push(entry);
+      return {
+        ready: listening.ready,
+        get up() {
+          return listening.up;
+        },
+        async close() {
+          listenings.splice(listenings.indexOf(entry), 1);
+          await listening.close();
+        },
+      };
+    },
+    listenState() {
+      const state: Record<string, boolean> = {};
+      for (const { topic, listening } of listenings) state[topic] = (state[topic] ?? true) && listening.up;
+      return state;
+    },
     async migrate() {
       // A database ahead of this release is refused before anything is rendered: the newer release's
       // rendering is the one its rows are in.
