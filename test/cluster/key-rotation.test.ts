@@ -6,13 +6,12 @@
  * spread over the instances that are up, as a load balancer would: not one of them gets a 401.
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { passwordFor, signerFromSeed } from '@gateway/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recordFigures } from '../src/figures.js';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
 import { createDatabase } from '../src/postgres.js';
+import { passwordGrant } from '../src/sign-in.js';
 
-const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
 const faults: { fault: string; lost: number }[] = [];
 afterAll(() => {
   recordFigures('key-rotation', { injected: faults.length, lost: faults.reduce((n, f) => n + f.lost, 0), faults });
@@ -41,7 +40,6 @@ describe('a signing key rotated through a rolling deploy of two instances', () =
       startGateway({ ...shared, TOKEN_SIGNING_KEY: signing, TOKEN_ACCEPTED_PUBLIC_KEYS: accepted.join(',') });
     // The load balancer's pool: the instances that are up, by slot.
     const slots: (RunningGateway | null)[] = [await start(oldKey.private, []), await start(oldKey.private, [])];
-    const signer = signerFromSeed(DEMO_SEED);
     const tokens: string[] = [];
     const outcomes: { status: number; phase: string }[] = [];
     let phase = 'before';
@@ -51,18 +49,7 @@ describe('a signing key rotated through a rolling deploy of two instances', () =
       return up[Math.floor(Math.random() * up.length)] as RunningGateway;
     };
     const signIn = async () => {
-      const password = await passwordFor(signer, 'W', 'waves.exchange', Math.floor(Date.now() / 1000) + 3600);
-      const response = await fetch(`${next().url}/v1/oauth2/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'password',
-          scope: 'general',
-          username: signer.publicKey,
-          password,
-          client_id: 'waves.exchange',
-        }),
-      });
+      const { response } = await passwordGrant(next().url, { expiresIn: 3600 });
       outcomes.push({ status: response.status, phase });
       if (response.ok) tokens.push(((await response.json()) as { access_token: string }).access_token);
     };

@@ -6,10 +6,11 @@
  * other requests and its memory stays under the budget, as /metrics reports it.
  */
 import http from 'node:http';
-import { passwordFor, signerFromSeed } from '@gateway/client';
+import { signerFromSeed } from '@gateway/client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { recordFigures } from '../src/figures.js';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
+import { passwordGrant } from '../src/sign-in.js';
 
 const ATTEMPTS = 10_000;
 /** At most this many connections being opened at once (the server's accept backlog is 511). */
@@ -86,17 +87,7 @@ async function metrics(url: string): Promise<Map<string, number>> {
 
 async function signIn(url: string): Promise<string> {
   const signer = signerFromSeed('stream overload test seed phrase, not for real funds');
-  const response = await fetch(`${url}/v1/oauth2/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'password',
-      scope: 'general',
-      username: signer.publicKey,
-      password: await passwordFor(signer, 'W', 'waves.exchange', Math.floor(Date.now() / 1000) + 3600),
-      client_id: 'waves.exchange',
-    }),
-  });
+  const { response } = await passwordGrant(url, { signer, expiresIn: 3600 });
   expect(response.status).toBe(200);
   return ((await response.json()) as { access_token: string }).access_token;
 }

@@ -12,13 +12,12 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { passwordFor, signerFromSeed } from '@gateway/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../src/otlp-receiver.js';
 import { createDatabase } from '../src/postgres.js';
+import { passwordGrant } from '../src/sign-in.js';
 
-const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
 const REDIS_URL = inject('redisUrl');
 const PRELOAD = fileURLToPath(new URL('../src/loaded-modules.mjs', import.meta.url));
 const SERVER_VERSION = (createRequire(import.meta.url)('../../server/package.json') as { version: string }).version;
@@ -43,19 +42,7 @@ function callerContext() {
 }
 
 async function signIn(gateway: RunningGateway, traceparent: string) {
-  const signer = signerFromSeed(DEMO_SEED);
-  const password = await passwordFor(signer, 'W', 'waves.exchange', Math.floor(Date.now() / 1000) + 600);
-  const response = await fetch(`${gateway.url}/v1/oauth2/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', traceparent },
-    body: new URLSearchParams({
-      grant_type: 'password',
-      scope: 'general',
-      username: signer.publicKey,
-      password,
-      client_id: 'waves.exchange',
-    }).toString(),
-  });
+  const { response, password } = await passwordGrant(gateway.url, { headers: { traceparent } });
   expect(response.status, await response.clone().text()).toBe(200);
   const tokens = (await response.json()) as { access_token: string; refresh_token: string };
   return { password, ...tokens };

@@ -7,14 +7,13 @@
  */
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
-import { passwordFor, signerFromSeed } from '@gateway/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
 import { createDatabase } from '../src/postgres.js';
+import { passwordGrant } from '../src/sign-in.js';
 
 const pg = createRequire(import.meta.url)('pg') as typeof import('pg');
 
-const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
 const NEWER = '0999_from_a_newer_release';
 
 describe('instances of a release on a PostgreSQL database a newer release migrated', () => {
@@ -55,19 +54,7 @@ describe('instances of a release on a PostgreSQL database a newer release migrat
   });
 
   async function signIn(gateway: RunningGateway) {
-    const signer = signerFromSeed(DEMO_SEED);
-    const password = await passwordFor(signer, 'W', 'waves.exchange', Math.floor(Date.now() / 1000) + 600);
-    const response = await fetch(`${gateway.url}/v1/oauth2/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'password',
-        scope: 'general',
-        username: signer.publicKey,
-        password,
-        client_id: 'waves.exchange',
-      }).toString(),
-    });
+    const { response } = await passwordGrant(gateway.url);
     expect(response.status, await response.clone().text()).toBe(200);
     return (await response.json()) as { access_token: string };
   }

@@ -58,7 +58,7 @@ describe('the scenario table covers the spec', () => {
       .map((s) => s.name);
     expect(wrong).toEqual([]);
   });
-  it('the spec has the 17 operations of the interface, the revocation endpoint, the event stream, and the 3 operator endpoints', () => {
+  it('the spec has the 17 operations of the interface, the revocation endpoint, the event stream, and the 4 operator endpoints', () => {
     const inSpec = Object.entries(spec.paths).flatMap(([path, item]) =>
       Object.keys(item)
         .filter((k) => k !== 'parameters')
@@ -70,9 +70,10 @@ describe('the scenario table covers the spec', () => {
     expect(inSpec.filter((path) => !path.startsWith('/v1/')).sort()).toEqual([
       '/health/live',
       '/health/ready',
+      '/health/serving',
       '/metrics',
     ]);
-    expect(ids).toHaveLength(22);
+    expect(ids).toHaveLength(23);
   });
 });
 
