@@ -29,7 +29,7 @@ for (const dir of figuresDirs) rmSync(dir, { recursive: true, force: true });
 const vitest = path.join(root, 'node_modules/vitest/vitest.mjs');
 const runs = [
   spawnSync(process.execPath, [vitest, 'run', 'attack', 'cluster'], { cwd: testDir, env, stdio: 'inherit' }),
-  spawnSync(process.execPath, [vitest, 'run', 'test/model', '--testTimeout', '3600000'], {
+  spawnSync(process.execPath, [vitest, 'run', 'test/model', 'test/plugins/rate-limit', '--testTimeout', '3600000'], {
     cwd: serverDir,
     env,
     stdio: 'inherit',
@@ -51,6 +51,7 @@ const figures = Object.fromEntries(
 const { fuzz, identity, faults, load, outage } = figures;
 const rotation = figures['key-rotation'];
 const streams = figures['event-streams'];
+const redisLoss = figures['redis-loss'];
 const models = Object.values(figures).filter((f) => f.name.startsWith('model-'));
 const rows = [
   {
@@ -76,6 +77,12 @@ const rows = [
     tried: outage ? `${outage.injected} injected` : 'not run',
     bad: outage ? `${outage.lost} public reads not 200` : '',
     held: outage ? outage.lost === 0 : false,
+  },
+  {
+    check: 'Redis away (cut, hung, down at start)',
+    tried: redisLoss ? `${redisLoss.injected} injected` : 'not run',
+    bad: redisLoss ? `${redisLoss.overLimit} let through past the limit` : '',
+    held: redisLoss ? redisLoss.overLimit === 0 : false,
   },
   {
     check: 'signing key rotated through a rolling deploy',

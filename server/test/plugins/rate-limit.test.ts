@@ -9,15 +9,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
 import { createTestStore, type TestStore } from '../support/databases.js';
+import { recordFigures } from '../support/figures.js';
 import { testRedis } from '../support/redis.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const redis = await testRedis("the tests of the rate limit's Redis fallback (server/test/plugins/rate-limit.test.ts)");
 const LIMIT = 5;
+/** Each Redis fault injected, and the token requests it let through past the limit (for `npm run prove`). */
+const faults: { fault: string; overLimit: number }[] = [];
+afterAll(() => {
+  if (!redis) return;
+  recordFigures('redis-loss', {
+    injected: faults.length,
+    overLimit: faults.reduce((n, f) => n + f.overLimit, 0),
+    faults,
+  });
+});
+/** Answers past the limit that were not 429. */
+const overLimit = (seen: number[]) => seen.slice(LIMIT).filter((status) => status !== 429).length;
 
 interface Instance {
   app: FastifyInstance;
@@ -113,8 +126,10 @@ describe.skipIf(!redis)("the token endpoint's rate limit when Redis goes away", 
     proxy.down();
     const started = performance.now();
     // Not switched off: past the limit, 429 from each instance's own count.
-    expect(await statuses([a.app], 8)).toEqual(limited(8));
-    expect(await statuses([b.app], 8)).toEqual(limited(8));
+    const [alone, other] = [await statuses([a.app], 8), await statuses([b.app], 8)];
+    faults.push({ fault: 'Redis cut under two instances', overLimit: overLimit(alone) + overLimit(other) });
+    expect(alone).toEqual(limited(8));
+    expect(other).toEqual(limited(8));
     // No request waits on the dead Redis (16 requests; a generous bound for a busy machine).
     expect(performance.now() - started).toBeLessThan(5000);
     expect(await redisUp(a.app)).toBe('0');
@@ -162,6 +177,7 @@ describe.skipIf(!redis)("the token endpoint's rate limit when Redis goes away", 
       seen.push((await tokenRequest(a.app, client)).statusCode);
       waits.push(performance.now() - started);
     }
+    faults.push({ fault: 'Redis hung (connection open, no answers)', overLimit: overLimit(seen) });
     expect(seen).toEqual(limited(7));
     // The first waits for the command timeout (1 s); the others do not wait on Redis at all.
     expect(waits[0]).toBeGreaterThan(900);
@@ -182,7 +198,9 @@ describe.skipIf(!redis)("the token endpoint's rate limit when Redis goes away", 
     proxy.down();
     const a = await instance();
     expect(await redisUp(a.app)).toBe('0');
-    expect(await statuses([a.app], 7)).toEqual(limited(7));
+    const seen = await statuses([a.app], 7);
+    faults.push({ fault: 'Redis down at start', overLimit: overLimit(seen) });
+    expect(seen).toEqual(limited(7));
     expect(a.redisLines()).toEqual([{ level: 40, msg: expect.stringMatching(/is lost/) }]);
 
     proxy.up();

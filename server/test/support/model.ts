@@ -6,13 +6,8 @@
  *
  *   MODEL_SEED=123 MODEL_PATH="4:1:0" npx vitest run test/model/tokens.test.ts
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-
-/** Where the suites' figures go for `npm run prove` (server/test-results/prove/model-<name>.json). */
-const FIGURES = fileURLToPath(new URL('../../test-results/prove', import.meta.url));
+import { recordFigures } from './figures.js';
 
 /** Sequences per property: MODEL_RUNS when set (prove), else the suite's own fast number. */
 export function modelRuns(fast: number): number {
@@ -44,18 +39,13 @@ export async function checkModel<T>(
     ...(seed === undefined ? {} : { seed }),
     ...(replayPath === undefined ? {} : { path: replayPath }),
   });
-  mkdirSync(FIGURES, { recursive: true });
-  writeFileSync(
-    path.join(FIGURES, `model-${name}.json`),
-    `${JSON.stringify({
-      name: `model-${name}`,
-      runs,
-      sequences: counter.sequences,
-      steps: counter.steps,
-      divergences: details.failed ? 1 : 0,
-      seed: details.seed,
-    })}\n`,
-  );
+  recordFigures(`model-${name}`, {
+    runs,
+    sequences: counter.sequences,
+    steps: counter.steps,
+    divergences: details.failed ? 1 : 0,
+    seed: details.seed,
+  });
   if (details.failed) {
     const replay = `MODEL_SEED=${details.seed} MODEL_PATH="${details.counterexamplePath}"`;
     console.error(`model ${name}: a sequence diverged; replay it with ${replay}`);
