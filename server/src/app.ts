@@ -89,7 +89,6 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   const services = createServices(config, store, {
     now,
     warn: (message) => app.log.warn(message),
-    info: (message) => app.log.info(message),
     log: { warn: (object, message) => app.log.warn(object, message) },
   });
   app.addHook('onClose', async () => services.database.close());

@@ -21,7 +21,6 @@ export function createServices(
   options: {
     now: () => number;
     warn: (message: string) => void;
-    info: (message: string) => void;
     log: DatabaseLog;
   },
 ): Services {

@@ -35,7 +35,7 @@ const COMMAND_TIMEOUT_MS = 1000;
  */
 const PROBE_INTERVAL_MS = 2000;
 
-export function createSharedLimits(url: string, log: { warn(message: string): void; info(message: string): void }) {
+export function createSharedLimits(url: string, log: { warn(message: string): void }) {
   const redis = new Redis(url, {
     connectTimeout: CONNECT_TIMEOUT_MS,
     commandTimeout: COMMAND_TIMEOUT_MS,
@@ -55,7 +55,8 @@ export function createSharedLimits(url: string, log: { warn(message: string): vo
   let probe: NodeJS.Timeout | undefined;
 
   const ok = () => {
-    if (current === 'lost') log.info(`Redis at ${host}:${port} is back: rate limits are shared again`);
+    // At warning level like the loss, so that a log filtered to warnings shows the end of the outage too.
+    if (current === 'lost') log.warn(`Redis at ${host}:${port} is back: rate limits are shared again`);
     current = 'ok';
     lastError = '';
     clearInterval(probe);

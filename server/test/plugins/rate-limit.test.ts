@@ -158,7 +158,7 @@ describe.skipIf(!redis)("the token endpoint's rate limit when Redis goes away", 
     for (const i of [a, b]) {
       expect(i.redisLines()).toHaveLength(2);
       expect(i.redisLines()[1]).toEqual({
-        level: 30,
+        level: 40,
         msg: expect.stringMatching(/is back: rate limits are shared again/),
       });
     }
@@ -190,7 +190,7 @@ describe.skipIf(!redis)("the token endpoint's rate limit when Redis goes away", 
     await new Promise((resolve) => setTimeout(resolve, 1500));
     proxy.up();
     await vi.waitFor(async () => expect(await redisUp(a.app)).toBe('1'), 10_000);
-    expect(a.redisLines().map((l) => l.level)).toEqual([40, 30]);
+    expect(a.redisLines().map((l) => l.level)).toEqual([40, 40]);
     expect(await statuses([a.app], 6)).toEqual(limited(6));
   });
 
@@ -205,7 +205,7 @@ describe.skipIf(!redis)("the token endpoint's rate limit when Redis goes away", 
 
     proxy.up();
     await vi.waitFor(async () => expect(await redisUp(a.app)).toBe('1'), 10_000);
-    expect(a.redisLines().map((l) => l.level)).toEqual([40, 30]);
+    expect(a.redisLines().map((l) => l.level)).toEqual([40, 40]);
     const b = await instance();
     expect(b.redisLines()).toEqual([]);
     expect(await statuses([a.app, b.app], 6)).toEqual(limited(6));
