@@ -370,9 +370,9 @@ describe.each(DATABASES)('GET /v1/events on %s', (kind) => {
     }
   });
 
-  it.runIf(kind === 'postgres')(
-    'a sign-in revoked on one instance has its open stream on another ended within the bound, and it receives nothing after',
-    async () => {
+  // PostgreSQL only (SQLite has one writing process, no announcements between instances): declared only there.
+  if (kind === 'postgres')
+    it('a sign-in revoked on one instance has its open stream on another ended within the bound, and it receives nothing after', async () => {
       const device = await signIn(app, me);
       const revoked = await Sse.open(otherBase, device.access_token);
       const control = await Sse.open(otherBase, token);
@@ -388,9 +388,7 @@ describe.each(DATABASES)('GET /v1/events on %s', (kind) => {
         revoked.close();
         control.close();
       }
-    },
-    30_000,
-  );
+    }, 30_000);
 
   it('refuses no token or a bad one (401) and a malformed Last-Event-ID (400, 10201)', async () => {
     const none = await app.inject({ url: '/v1/events' });
@@ -546,9 +544,9 @@ describe.each(DATABASES)('GET /v1/events on %s', (kind) => {
     }
   });
 
-  it.runIf(kind === 'postgres')(
-    'order rule: a transaction recording events waits for an earlier one, so seq order is commit order',
-    async () => {
+  // PostgreSQL only (SQLite commits one transaction at a time): declared only there.
+  if (kind === 'postgres')
+    it('order rule: a transaction recording events waits for an earlier one, so seq order is commit order', async () => {
       let release: () => void = () => {};
       const held = new Promise<void>((resolve) => {
         release = resolve;
@@ -585,6 +583,5 @@ describe.each(DATABASES)('GET /v1/events on %s', (kind) => {
         .where('movement_id', '=', 'order-2')
         .executeTakeFirstOrThrow();
       expect(Number(row.seq)).toBeGreaterThan(firstSeq);
-    },
-  );
+    });
 });
