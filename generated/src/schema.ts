@@ -1264,6 +1264,12 @@ export interface components {
             checks: {
                 /** @constant */
                 database: "ok";
+                /**
+                 * @description Whether the Redis that shares the rate limits answers (only when one is configured). It does not
+                 *     make the instance unready: without it each instance counts the limits alone.
+                 * @enum {string}
+                 */
+                redis?: "ok" | "unavailable";
             };
         };
         /**

@@ -8,6 +8,12 @@ const PING_WAIT_MS = 1000;
 
 const settleAfter = <T>(ms: number, value: T) => new Promise<T>((resolve) => setTimeout(resolve, ms, value).unref());
 
+/** The state of the Redis of the shared limits, when REDIS_URL is set. */
+function redisState(context: Context): 'ok' | 'unavailable' | undefined {
+  const state = context.sharedLimits?.state();
+  return state === undefined ? undefined : state === 'ok' ? 'ok' : 'unavailable';
+}
+
 export const healthHandlers: Pick<
   HandlerMap<Context>,
   'getLiveness' | 'getReadiness' | 'getServingState' | 'getMetrics'
@@ -17,7 +23,8 @@ export const healthHandlers: Pick<
     if (!(await context.store.ping())) {
       throw new ApiError('service_unavailable', 'The database does not answer', { headers: { 'retry-after': '5' } });
     }
-    return { status: 200, body: { status: 'ok', checks: { database: 'ok' } } };
+    const redis = redisState(context);
+    return { status: 200, body: { status: 'ok', checks: { database: 'ok', ...(redis ? { redis } : {}) } } };
   },
   async getServingState(_request, context) {
     // A load balancer's check must not hang on a database that does not answer (a connect waits up to 5 s).
@@ -32,8 +39,7 @@ export const healthHandlers: Pick<
       });
     }
     // Without its Redis the token endpoint's limit is counted per instance: degraded, still serving.
-    const shared = context.sharedLimits?.state();
-    const redis = shared === undefined ? undefined : shared === 'ok' ? 'ok' : 'unavailable';
+    const redis = redisState(context);
     const degraded = database === 'unavailable' || redis === 'unavailable';
     return {
       status: 200,

@@ -134,6 +134,16 @@ describe.skipIf(!redis)("the token endpoint's rate limit when Redis goes away", 
     expect(performance.now() - started).toBeLessThan(5000);
     expect(await redisUp(a.app)).toBe('0');
     expect(await redisUp(b.app)).toBe('0');
+    // Still ready (each instance counts alone), and both health answers say what is missing.
+    const ready = await a.app.inject({ url: '/health/ready' });
+    expect([ready.statusCode, ready.json()]).toEqual([
+      200,
+      { status: 'ok', checks: { database: 'ok', redis: 'unavailable' } },
+    ]);
+    expect((await a.app.inject({ url: '/health/serving' })).json()).toMatchObject({
+      status: 'degraded',
+      checks: { database: 'ok', catalogue: 'ok', redis: 'unavailable' },
+    });
     // Each instance, with two clients, one address (N instances: at most N times the limit).
     const client = newClient();
     const perInstance = [];
@@ -155,6 +165,10 @@ describe.skipIf(!redis)("the token endpoint's rate limit when Redis goes away", 
       expect(await redisUp(a.app)).toBe('1');
       expect(await redisUp(b.app)).toBe('1');
     }, 10_000);
+    expect((await a.app.inject({ url: '/health/serving' })).json()).toMatchObject({
+      status: 'ok',
+      checks: { redis: 'ok' },
+    });
     for (const i of [a, b]) {
       expect(i.redisLines()).toHaveLength(2);
       expect(i.redisLines()[1]).toEqual({
