@@ -598,7 +598,7 @@ export interface components {
          *     Kinds 0 to 8 are those of the real service's family; kinds 9 to 14 are added by this gateway.
          * @example 10000
          */
-        ErrorCode: number & (10000 | 10101 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11101 | 11400 | 11200 | 11201 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308);
+        ErrorCode: number & (10000 | 10101 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11101 | 11400 | 11200 | 11201 | 11202 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308);
         /**
          * ErrorBody
          * @description The body of every error response.
@@ -1770,7 +1770,7 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The database is unavailable; retry later. */
+        /** @description The database is unavailable, or the instance is overloaded; retry after `Retry-After` seconds. */
         ServiceUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -1921,8 +1921,8 @@ export interface components {
             };
         };
         /**
-         * @description This instance cannot open another event stream now: it holds as many as it can, or the database is
-         *     unavailable. Retry after `Retry-After` seconds.
+         * @description This instance cannot open another event stream now: it holds as many as it can, it is overloaded, or the
+         *     database is unavailable. Retry after `Retry-After` seconds.
          */
         EventStreamsUnavailable: {
             headers: {

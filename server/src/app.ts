@@ -22,6 +22,7 @@ import { corsFor } from './plugins/cors.js';
 import { docs } from './plugins/docs.js';
 import { negotiation } from './plugins/negotiation.js';
 import { observability, returnRequestIds } from './plugins/observability.js';
+import { overload } from './plugins/overload.js';
 import { rateLimits } from './plugins/rate-limit.js';
 import { securityHeaders } from './plugins/security-headers.js';
 import { routeResolver } from './routes.js';
@@ -113,6 +114,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
 
   returnRequestIds(app);
   securityHeaders(app);
+  // Before any other work: a request refused for overload costs next to nothing.
+  await overload(app, config, services.metrics);
   negotiation(app);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await corsFor(app, config.corsOrigins, { localDevelopment: options.localDevelopmentOrigins });

@@ -21,6 +21,8 @@ export interface Metrics {
   observeRequest(operation: string, status: number, seconds: number): void;
   tokenGranted(grant: string): void;
   tokenRefused(reason: string): void;
+  /** A request refused because the instance is overloaded (`reason`: what is over its bound). */
+  requestShed(reason: string): void;
   render(): Promise<string>;
 }
 
@@ -64,6 +66,12 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
       this.set({ state: 'idle' }, pool.idle);
       this.set({ state: 'waiting' }, pool.waiting);
     },
+  });
+  const shed = new client.Counter({
+    name: 'gateway_requests_shed_total',
+    help: 'Requests refused (503, 11202) because the instance was overloaded, by what was over its bound.',
+    labelNames: ['reason'],
+    registers: [registry],
   });
   new client.Gauge({
     name: 'gateway_build_info',
@@ -116,6 +124,7 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
     observeRequest: requests.observe,
     tokenGranted: (grant) => grants.inc({ grant }),
     tokenRefused: (reason) => refusals.inc({ reason }),
+    requestShed: (reason) => shed.inc({ reason }),
     render: () => registry.metrics(),
   };
 }
