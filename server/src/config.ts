@@ -69,8 +69,12 @@ const settings = {
     separator: ',',
     default: '',
   },
-  /** Shed requests (503, 11202) while the event loop lags more than this (milliseconds); 0: never for it. */
-  overloadEventLoopDelayMs: { type: 'integer', minimum: 0, maximum: 60_000, default: 1000 },
+  /**
+   * Shed requests (503, 11202) while the event loop lags more than this (milliseconds); 0 (the default): never
+   * for it. Off by default: one long synchronous piece of work (a start-up load, an SQLite write of a large
+   * batch) lags a whole one-second sample and would shed every request of the next second.
+   */
+  overloadEventLoopDelayMs: { type: 'integer', minimum: 0, maximum: 60_000, default: 0 },
   /** Shed requests while the heap in use is above this share of the heap limit (percent); 0: never for it. */
   overloadHeapPercent: { type: 'integer', minimum: 0, maximum: 100, default: 90 },
   /** A port of its own for GET /metrics (the API's port then answers 404 there); 0: on the API's port. */

@@ -1,8 +1,9 @@
 /**
- * Sheds work instead of dying: while the event loop lags (OVERLOAD_EVENT_LOOP_DELAY_MS) or the heap in use
- * nears its limit (OVERLOAD_HEAP_PERCENT of V8's), every request is refused at once with 503 (code 11202)
- * and Retry-After, before any of its work is done, until the process has caught up. The operator's endpoints
- * (`/health/*`, `/metrics`) are always answered, so that an orchestrator sees the instance and why.
+ * Sheds work instead of dying: while the heap in use nears its limit (OVERLOAD_HEAP_PERCENT of V8's) or,
+ * when asked, the event loop lags (OVERLOAD_EVENT_LOOP_DELAY_MS), every request is refused at once with 503
+ * (code 11202) and Retry-After, before any of its work is done, until the process has caught up. The
+ * operator's endpoints (`/health/*`, `/metrics`) are always answered, so that an orchestrator sees the
+ * instance and why.
  * Measured by @fastify/under-pressure, sampled every second.
  */
 import { getHeapStatistics } from 'node:v8';
