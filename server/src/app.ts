@@ -27,7 +27,7 @@ import { rateLimits } from './plugins/rate-limit.js';
 import { securityHeaders } from './plugins/security-headers.js';
 import { routeResolver } from './routes.js';
 import { createServices } from './services.js';
-import { DatabaseAhead } from './store/migrations.js';
+import { DatabaseAhead } from './store/migrator.js';
 import { openStore, type Store } from './store/store.js';
 import type { Tracing } from './tracing.js';
 import { VERSION } from './version.js';
@@ -87,11 +87,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     app.log.warn(error.notice('serving'));
   }
   const now = options.now ?? Date.now;
-  const services = createServices(config, store, {
-    now,
-    warn: (message) => app.log.warn(message),
-    log: { warn: (object, message) => app.log.warn(object, message) },
-  });
+  const services = createServices(config, store, { now, log: app.log });
   app.addHook('onClose', async () => services.database.close());
   app.decorate('gatewayMetrics', services.metrics);
   const { sharedLimits } = services;

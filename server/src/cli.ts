@@ -15,7 +15,7 @@ import { DEFAULT_BATCH, ImportError } from './operator/feed-import.js';
 import { ImportConflict, StreamRefusal } from './operator/feed-stream.js';
 import { readStatus, statusLines, unansweredStatus } from './operator/status.js';
 import { CatalogueConflict } from './store/catalogue.js';
-import { DatabaseAhead, MigrationMismatch } from './store/migrations.js';
+import { DatabaseAhead, MigrationMismatch } from './store/migrator.js';
 import { isPostgresUrl, openStore, type Store, sqlitePath } from './store/store.js';
 import { databaseUnavailable } from './store/unavailable.js';
 import { startTracing, TracingConfigError } from './tracing.js';

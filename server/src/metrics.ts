@@ -29,7 +29,7 @@ export interface Metrics {
 /** What the gauges read at scrape time. */
 export interface MetricSources {
   database: Pick<DatabaseWatch, 'up'>;
-  catalogue: Pick<CatalogueCache, 'state'>;
+  catalogue: Pick<CatalogueCache, 'staleMs'>;
   /** The Redis of the shared limits, when REDIS_URL is set. */
   sharedLimits?: Pick<SharedLimits, 'state'> | null;
   /** The open event streams and their refusals. */
@@ -103,7 +103,7 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
     help: 'How long ago the catalogue served from memory was last known current: 0 while its checks succeed.',
     registers: [registry],
     collect() {
-      this.set((sources.catalogue.state().staleMs ?? 0) / 1000);
+      this.set((sources.catalogue.staleMs() ?? 0) / 1000);
     },
   });
   const { sharedLimits } = sources;

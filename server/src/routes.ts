@@ -1,8 +1,9 @@
 /**
  * The route of each operation, as fastify-openapi-glue builds it from the spec, completed from the
  * operation's generated metadata: the handler of the handler map, the body's content types, `no-store`,
- * the rate limit, the deprecation headers, the catalogue's age during a database outage. Nothing here names an operation: what is particular to one is
- * declared in the spec and reaches this file through `operationMeta`.
+ * the rate limit, the deprecation headers, the catalogue's age during a database outage. Nothing here names
+ * an operation: what is particular to one is declared in the spec and reaches this file through
+ * `operationMeta`.
  */
 
 import { type HandlerMap, type OperationId, type OperationMeta, operationMeta } from '@gateway/generated';
@@ -104,7 +105,7 @@ export function routeResolver({ handlers, publicContext, rateLimit }: RouteSetti
         }
         if (result.headers) reply.headers(result.headers);
         if (meta.servedFromCatalogue) {
-          const { staleMs } = publicContext.catalogue.state();
+          const staleMs = publicContext.catalogue.staleMs();
           if (staleMs !== null) reply.header('catalogue-age', String(Math.floor(staleMs / 1000)));
         }
         // Stored JSON text goes out as it is.

@@ -15,21 +15,24 @@ import { createSharedLimits } from './shared-limits.js';
 import { type DatabaseLog, watchDatabase } from './store/availability.js';
 import type { Store } from './store/store.js';
 
+/** Where the services write their warnings (the app's logger): a message, or an object and a message. */
+export interface ServicesLog extends DatabaseLog {
+  warn(message: string): void;
+  warn(object: object, message: string): void;
+}
+
 export function createServices(
   config: Config,
   store: Store,
-  options: {
-    now: () => number;
-    warn: (message: string) => void;
-    log: DatabaseLog;
-  },
+  options: { now: () => number; log: ServicesLog },
 ): Services {
-  const secrets = loadSecrets(config, options.warn);
+  const warn = (message: string) => options.log.warn(message);
+  const secrets = loadSecrets(config, warn);
   const database = watchDatabase(store, options.log, { now: options.now });
   const catalogue = createCatalogueCache(store.db, options.now, { failed: (error) => database.failed(error) });
-  const sharedLimits = config.redisUrl ? createSharedLimits(config.redisUrl, options) : null;
+  const sharedLimits = config.redisUrl ? createSharedLimits(config.redisUrl, { warn }) : null;
   const revoked = new RevokedFamilies();
-  const events = new AccountEvents(store, { now: options.now, warn: options.warn, limits: streamLimits(config) });
+  const events = new AccountEvents(store, { now: options.now, warn, limits: streamLimits(config) });
   // A revoked sign-in's open streams end as soon as this instance learns of the revocation: at once when it
   // revoked it, on the database's announcement otherwise.
   revoked.onRevoked((family) => events.endSignIn(family));

@@ -4,8 +4,8 @@
  * that CI's coverage cannot shrink unnoticed.
  */
 import { execFile } from 'node:child_process';
-import net from 'node:net';
 import type { TestProject } from 'vitest/node';
+import { redisProblem } from '../../server/test/support/redis.js';
 import { CHROMIUM } from './chromium.js';
 
 declare module 'vitest' {
@@ -19,17 +19,6 @@ declare module 'vitest' {
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CI = !['', '0', 'false'].includes(process.env.CI ?? '');
-
-/** Why nothing answers at `url` (null when a connection opens). */
-function redisProblem(url: string): Promise<string | null> {
-  const { hostname, port } = new URL(url);
-  const socket = net.connect({ host: hostname, port: Number(port || 6379), timeout: 3000 });
-  return new Promise<string | null>((resolve) => {
-    socket.once('connect', () => resolve(null));
-    socket.once('timeout', () => resolve('no answer in 3 s'));
-    socket.once('error', (error) => resolve(error.message));
-  }).finally(() => socket.destroy());
-}
 
 /** Why Chromium cannot run (null when it reports its version). */
 function chromiumProblem(): Promise<string | null> {

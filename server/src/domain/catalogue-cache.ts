@@ -5,7 +5,7 @@
  *
  * While the database does not answer, the last snapshot keeps being served (public reads stay up through an
  * outage): a failed check hands out the snapshot at once and is tried again in the background, at most once
- * a second, until one succeeds. `age()` says how long ago the snapshot was last known current.
+ * a second, until one succeeds. `staleMs()` says how long ago the snapshot was last known current.
  */
 import type { Kysely } from 'kysely';
 import { JsonText } from '../lib/json-text.js';
@@ -16,11 +16,13 @@ export type { CatalogueSnapshot } from '../store/catalogue.js';
 
 export interface CatalogueCache {
   get(): Promise<CatalogueSnapshot>;
+  /** Whether a snapshot is held (read from the database at least once). */
+  loaded(): boolean;
   /**
-   * Whether a snapshot is held, and when the last check failed, how long ago (milliseconds) the snapshot
-   * was last known current: null while checks succeed.
+   * When the last check failed, how long ago (milliseconds) the snapshot was last known current; null while
+   * checks succeed. Read on every catalogue answer: it allocates nothing.
    */
-  state(): { loaded: boolean; staleMs: number | null };
+  staleMs(): number | null;
 }
 
 export interface CatalogueCacheOptions {
@@ -73,7 +75,8 @@ export function createCatalogueCache(
       if (snapshot && now() - checkedAt < maxAgeMs) return Promise.resolve(snapshot);
       return start();
     },
-    state: () => ({ loaded: snapshot !== null, staleMs: failedAt === null ? null : now() - checkedAt }),
+    loaded: () => snapshot !== null,
+    staleMs: () => (failedAt === null ? null : now() - checkedAt),
   };
 }
 

@@ -32,7 +32,8 @@ export const healthHandlers: Pick<
     const database = answered ? 'ok' : 'unavailable';
     // A catalogue is held once a public read or a deposit term was served; ask for it so that it is.
     await context.catalogue.get().catch(() => {});
-    const { loaded, staleMs } = context.catalogue.state();
+    const loaded = context.catalogue.loaded();
+    const staleMs = context.catalogue.staleMs();
     if (database === 'unavailable' && !loaded) {
       throw new ApiError('service_unavailable', 'The database does not answer and no catalogue was read yet', {
         headers: { 'retry-after': '5' },

@@ -182,7 +182,7 @@ export interface Store {
    * Applies pending migrations, then renders stored documents again if their format changed
    * (store/documents.ts); returns what it did (migration names, rows rendered). A database ahead of this
    * release (migrated by a newer one) throws `DatabaseAhead`, one whose migrations do not fit it
-   * `MigrationMismatch` (store/migrations.ts), with nothing applied or rendered.
+   * `MigrationMismatch` (store/migrator.ts), with nothing applied or rendered.
    */
   migrate(): Promise<string[]>;
   /** The migrations applied to this store, pending, or applied by a newer release (nothing is applied). */

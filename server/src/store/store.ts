@@ -8,7 +8,7 @@ import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { type Listening, listenPostgres } from './listener.js';
-import { migrateToLatest, migrationState } from './migrations.js';
+import { migrateToLatest, migrationState } from './migrator.js';
 import { refreshDocuments } from './refresh-documents.js';
 import type { Database, DialectName, Store } from './schema.js';
 

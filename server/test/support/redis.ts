@@ -10,7 +10,7 @@ const URL_TO_TRY = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CI = !['', '0', 'false'].includes(process.env.CI ?? '');
 
 /** Why nothing answers at `url` (null when a connection opens). */
-function redisProblem(url: string): Promise<string | null> {
+export function redisProblem(url: string): Promise<string | null> {
   const { hostname, port } = new URL(url);
   const socket = net.connect({ host: hostname, port: Number(port || 6379), timeout: 3000 });
   return new Promise<string | null>((resolve) => {

@@ -1,7 +1,7 @@
 /**
  * A TCP proxy that can cut its connections and refuse new ones (a database or Redis going away), or keep
- * them open while nothing comes back (one that hangs), on demand. test/src/tcp-proxy.ts, plus `stall()`: the
- * server's tests do not reach into the test package.
+ * them open while nothing comes back (one that hangs), on demand. The test package's suites use it too
+ * (test/src/tcp-proxy.ts re-exports it).
  */
 import net from 'node:net';
 
