@@ -3,30 +3,27 @@
  * them: one reader per instance follows the events table (woken on PostgreSQL by the `NOTIFY` of the
  * trigger that announces them, on SQLite by a short poll of the sequence) and hands each event to the
  * streams of its account in memory. A stream that resumes from a `Last-Event-ID` reads what it missed from
- * the store itself first (see `openEventStream`).
+ * the store itself first (see `openEventStream`, event-stream.ts).
  *
  * Reading by sequence is safe because a `seq` becomes visible only after every lower one (store/events.ts,
  * the order rule): a reader that has read up to `high` never finds a lower event later.
  */
 
-import { ApiError } from '../errors.js';
-import { EventStream } from '../lib/event-stream.js';
 import { eventPositions, eventsBetween, pruneEventsBefore, type StoredEvent } from '../store/events.js';
 import type { Listening } from '../store/listener.js';
 import type { Store } from '../store/store.js';
 import { type StreamCounts, type StreamLimits, StreamSlots } from './event-stream-limits.js';
-import type { Caller, Revoked } from './token-settings.js';
 
 /** How long events are kept: a resume from an older id is answered with a `reset` event. */
 const RETENTION_MS = 24 * 60 * 60_000;
 const HEARTBEAT_MS = 15_000;
 /** The reconnection delay a stream asks for (milliseconds). */
-const RETRY_MS = 2000;
+export const RETRY_MS = 2000;
 const POLL_MS = 200;
 const PRUNE_EVERY_MS = 10 * 60_000;
 /** Up to this many accounts listened to, the reader reads only theirs; beyond, every event. */
 const FILTER_ACCOUNTS_UP_TO = 100;
-const READ_BATCH = 1000;
+export const READ_BATCH = 1000;
 
 export interface AccountEvent {
   seq: number;
@@ -42,7 +39,11 @@ interface Subscriber {
   end(): void;
 }
 
-const eventOf = (stored: StoredEvent): AccountEvent => ({ seq: stored.seq, kind: 'movement', data: stored.document });
+export const eventOf = (stored: StoredEvent): AccountEvent => ({
+  seq: stored.seq,
+  kind: 'movement',
+  data: stored.document,
+});
 
 export interface AccountEventsOptions {
   now: () => number;
@@ -224,85 +225,4 @@ function removeFrom(map: Map<string, Set<Subscriber>>, key: string, subscriber: 
   const set = map.get(key);
   set?.delete(subscriber);
   if (set?.size === 0) map.delete(key);
-}
-
-/**
- * A stream of the caller's events: from `lastEventId` when given (the events it missed, then live ones; a
- * `reset` event when they are no longer kept, or the id was never issued), else from now. It ends when the
- * caller's access token expires (a timer, and a check before every event and heartbeat), when its sign-in
- * is revoked (`AccountEvents.endSignIn`, as soon as this instance learns of it, and the same checks), or when
- * the instance closes. Refused (429, 503) when the account or the instance holds as many streams as it may.
- */
-export async function openEventStream(
-  events: AccountEvents,
-  caller: Caller,
-  lastEventId: string | undefined,
-  revoked: Revoked,
-): Promise<EventStream> {
-  const { db } = events.store;
-  const { now, heartbeatMs } = events.options;
-  const over = () => caller.expiresAt * 1000 <= now() || (caller.family !== null && revoked.has(caller.family));
-  const stream = new EventStream();
-  let buffered: AccountEvent[] | null = [];
-  let sent = 0;
-  const send = (event: AccountEvent) => {
-    if (event.seq <= sent) return;
-    // Nothing is sent past the token's expiry or the sign-in's revocation, whatever ends the stream.
-    if (over()) {
-      stream.end();
-      return;
-    }
-    stream.event(event.kind, event.seq, event.data);
-    sent = event.seq;
-  };
-  // Live events are heard from before the store is read, so that none falls between the two. The stream's
-  // slot is taken here: a refused stream (429, 503) costs no read.
-  const unsubscribe = events.subscribe(caller.account, {
-    family: caller.family,
-    deliver: (event) => (buffered ? buffered.push(event) : send(event)),
-    end: () => stream.end(),
-  });
-  stream.onClose(unsubscribe);
-  // Revoked between the token's check and the subscription: the revocation's notice has passed already.
-  if (over()) {
-    stream.destroy();
-    throw new ApiError('invalid_access_token');
-  }
-  try {
-    stream.retry(RETRY_MS);
-    const { latest, pruned } = await eventPositions(db);
-    if (lastEventId === undefined) {
-      sent = latest;
-      stream.position(latest);
-    } else {
-      const last = Number(lastEventId);
-      if (last > latest || last < pruned) {
-        sent = latest;
-        stream.event('reset', latest, JSON.stringify({ type: 'reset', reason: last > latest ? 'unknown' : 'expired' }));
-      } else {
-        sent = last;
-        for (;;) {
-          const missed = await eventsBetween(db, sent, null, [caller.account], READ_BATCH);
-          for (const event of missed) send(eventOf(event));
-          if (missed.length < READ_BATCH || stream.over) break;
-        }
-      }
-    }
-    for (const event of buffered) send(event);
-    buffered = null;
-  } catch (error) {
-    stream.destroy();
-    throw error;
-  }
-
-  const heartbeat = setInterval(() => {
-    if (over()) stream.end();
-    else stream.comment('heartbeat');
-  }, heartbeatMs);
-  const expiry = setTimeout(() => stream.end(), Math.min(Math.max(caller.expiresAt * 1000 - now(), 0), 2 ** 31 - 1));
-  stream.onClose(() => {
-    clearInterval(heartbeat);
-    clearTimeout(expiry);
-  });
-  return stream;
 }

@@ -1,7 +1,7 @@
 /** The signed-in account's event stream (Server-Sent Events). */
 import type { HandlerMap } from '@gateway/generated';
 import { type Context, callerOf } from '../context.js';
-import { openEventStream } from '../domain/events.js';
+import { openEventStream } from '../domain/event-stream.js';
 
 export const eventsHandlers: Pick<HandlerMap<Context>, 'listEvents'> = {
   async listEvents({ query, headers }, context) {
