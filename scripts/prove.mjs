@@ -53,6 +53,10 @@ const rotation = figures['key-rotation'];
 const streams = figures['event-streams'];
 const redisLoss = figures['redis-loss'];
 const models = Object.values(figures).filter((f) => f.name.startsWith('model-'));
+// Hostile clients' attacks (test/attack/hostile-*.test.ts): each records { check, tried, accepted, alive }.
+const hostile = Object.values(figures)
+  .filter((f) => f.name.startsWith('hostile-'))
+  .sort((a, b) => a.name.localeCompare(b.name));
 const rows = [
   {
     check: 'bad input (spec fuzzer)',
@@ -108,6 +112,12 @@ const rows = [
     bad: streams ? `${streams.heldOverLimit} held over a limit` : '',
     held: streams ? streams.heldOverLimit === 0 && streams.peakRssMiB < streams.rssBudgetMiB : false,
   },
+  ...hostile.map((h) => ({
+    check: h.check,
+    tried: h.tried,
+    bad: `${h.accepted} accepted${h.alive ? '' : ', the process DIED'}`,
+    held: h.accepted === 0 && h.alive === true,
+  })),
   ...(models.length === 0
     ? [{ check: 'model-based suites', tried: 'not run', bad: '', held: false }]
     : models.map((m) => ({
