@@ -144,6 +144,14 @@ export function unrouted(request: FastifyRequest, reply: FastifyReply): FastifyR
   return reply.code(404).send(errorBody('route_not_found'));
 }
 
+/**
+ * Whether the request failed because its client closed the connection before its body was read (Node's
+ * `aborted` on the request stream): the client's doing, not the database's nor ours.
+ */
+export function clientAborted(error: { code?: unknown; message?: string }, request: FastifyRequest): boolean {
+  return error.code === 'ECONNRESET' && error.message === 'aborted' && request.raw.destroyed;
+}
+
 /** Installs the error and not-found handlers (before the routes: route contexts take those in force). */
 export function errorHandling(
   app: FastifyInstance,
@@ -152,6 +160,8 @@ export function errorHandling(
   app.setNotFoundHandler(async (request, reply) => unrouted(request, reply));
 
   app.setErrorHandler(async (error: FastifyError, request, reply) => {
+    // A client that went away while its body was read: its abort line is logged (observability), nothing more.
+    if (clientAborted(error, request)) return reply.code(400).send(errorBody('body_unreadable'));
     const apiError = toApiError(error, request);
     // Operations the spec marks `x-refusals-counted` (the token endpoint) count every refusal by reason.
     if (request.routeOptions.config.refusalsCounted) metrics.tokenRefused(apiError.kind);

@@ -7,8 +7,16 @@ import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
 import { unrouted } from '../error-handler.js';
 
-/** A dev server on this machine, any port: `http://localhost:5173`, `http://127.0.0.1:3001`. */
-const LOCAL_DEVELOPMENT_ORIGIN = /^http:\/\/(localhost|127\.0\.0\.1)(:\d{1,5})?$/;
+/**
+ * A dev server on this machine, any valid port, http or https: `http://localhost:5173`,
+ * `https://127.0.0.1:3001`, `http://[::1]:8080`. Not `http://localhost:99999` (no such port).
+ */
+const LOCAL_ORIGIN = /^https?:\/\/(?:localhost|127\.0\.0\.1|\[::1\])(?::([1-9]\d{0,4}))?$/;
+
+export function isLocalDevelopmentOrigin(origin: string): boolean {
+  const match = LOCAL_ORIGIN.exec(origin);
+  return match !== null && (match[1] === undefined || Number(match[1]) <= 65_535);
+}
 
 export async function corsFor(
   app: FastifyInstance,
@@ -25,10 +33,15 @@ export async function corsFor(
     return unrouted(request, reply);
   });
   await app.register(cors, {
-    origin: origins.includes('*') ? '*' : [...origins, ...(local ? [LOCAL_DEVELOPMENT_ORIGIN] : [])],
+    origin: origins.includes('*')
+      ? '*'
+      : (origin: string | undefined, done: (error: Error | null, allow: boolean) => void) =>
+          done(null, origin !== undefined && (origins.includes(origin) || (local && isLocalDevelopmentOrigin(origin)))),
     methods: ['GET', 'HEAD', 'POST'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Last-Event-ID'],
-    exposedHeaders: ['Deprecation', 'Link', 'Retry-After', 'WWW-Authenticate'],
+    // `Prefer` is the mock's (a status or example on demand): accepted and ignored here, so that one app
+    // configuration works against both.
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Last-Event-ID', 'Prefer'],
+    exposedHeaders: ['Catalogue-Age', 'Deprecation', 'Link', 'Retry-After', 'WWW-Authenticate', 'X-Request-Id'],
     maxAge: 600,
   });
 }

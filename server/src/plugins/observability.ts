@@ -49,4 +49,18 @@ export function observability(app: FastifyInstance, metrics: Metrics): void {
     }
     done();
   });
+  // A client that closes its connection before its answer (a slow body given up, a page left): one line at
+  // info, without a stack, whatever their number (a slow-body attack writes thousands).
+  app.addHook('onRequestAbort', (request, done) => {
+    const route = request.routeOptions;
+    const operation = route.config.operationId ?? route.url ?? UNMATCHED;
+    if (logsRequests(request.log.level)) {
+      const path = request.url.split('?')[0];
+      request.log.info(
+        { operation, method: request.method, path, client: request.ip },
+        'request aborted by the client',
+      );
+    }
+    done();
+  });
 }

@@ -84,18 +84,37 @@ describe('operator endpoints', () => {
     }
   });
 
-  it('the API reference page is served, with no restrictive policy of ours', async () => {
+  it('the API reference page and its files carry security headers, with a policy of their own', async () => {
     const page = await t.app.inject({ url: '/docs/' });
     expect(page.statusCode).toBe(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
-    expect(page.headers['content-security-policy']).not.toBe("default-src 'none'; frame-ancestors 'none'");
+    for (const url of [
+      '/docs',
+      '/docs/',
+      '/docs/json',
+      '/docs/static/swagger-ui.css',
+      '/docs/nothing-here',
+      '/docs?x=1',
+    ]) {
+      const headers = (await t.app.inject({ url })).headers;
+      expect(headers['x-content-type-options'], url).toBe('nosniff');
+      expect(headers['x-frame-options'], url).toBe('DENY');
+      expect(headers['referrer-policy'], url).toBe('no-referrer');
+      // Its own scripts, styles and spec only; no inline script, no other site, never framed.
+      expect(headers['content-security-policy'], url).toMatch(/^default-src 'none'; script-src 'self';/);
+      expect(headers['content-security-policy'], url).toMatch(/frame-ancestors 'none'/);
+      expect(headers['content-security-policy'], url).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
+    }
+    expect((await t.app.inject({ url: '/docs/nothing-here' })).statusCode).toBe(404);
   });
 
-  it('the reference page lists the server at the address it was reached by first, whatever its port', async () => {
-    const document = await t.app.inject({ url: '/docs/json', headers: { host: '127.0.0.1:45678' } });
+  it("the reference page lists this server first by a relative URL, never the request's Host", async () => {
+    const document = await t.app.inject({ url: '/docs/json', headers: { host: 'evil.example:45678' } });
     expect(document.statusCode).toBe(200);
+    const text = document.body;
+    expect(text).not.toMatch(/evil\.example/);
     const servers = document.json().servers.map((s: { url: string }) => s.url);
-    expect(servers[0]).toBe('http://127.0.0.1:45678');
+    expect(servers[0]).toBe('/');
     expect(servers).toContain('http://127.0.0.1:4010');
     // The spec itself is served as it is.
     expect((await t.app.inject({ url: '/openapi.json' })).json().servers[0].url).toBe('http://127.0.0.1:3000');

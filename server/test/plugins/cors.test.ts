@@ -13,10 +13,25 @@ const preflight = (app: FastifyInstance, origin: string) =>
 const allowed = async (app: FastifyInstance, origin: string) =>
   (await app.inject({ url: '/v1/platforms', headers: { origin } })).headers['access-control-allow-origin'];
 
-const LOCAL = ['http://localhost:5173', 'http://127.0.0.1:3001', 'http://localhost', 'http://127.0.0.1:65535'];
+const LOCAL = [
+  'http://localhost:5173',
+  'http://127.0.0.1:3001',
+  'http://localhost',
+  'http://127.0.0.1:65535',
+  'https://localhost:5173',
+  'https://127.0.0.1',
+  'http://[::1]:8080',
+  'https://[::1]',
+];
 const FOREIGN = [
   'https://evil.example',
-  'https://localhost:5173',
+  'http://localhost:99999',
+  'http://localhost:65536',
+  'http://localhost:0',
+  'http://localhost:05173',
+  'http://localhost:',
+  'http://[::1].evil.example',
+  'ftp://localhost:21',
   'http://localhost.evil.example',
   'http://127.0.0.1.evil.example:80',
   'http://localhost:5173.evil.example',
@@ -50,6 +65,25 @@ describe('CORS in demo mode', () => {
       expect(answer.headers['access-control-allow-origin']).toBe(origin);
       expect(answer.headers['access-control-allow-headers']).toMatch(/Authorization/i);
     }
+  });
+
+  it("allows the mock's Prefer header (ignored by the server) and exposes the request id", async () => {
+    const answer = await demo.inject({
+      method: 'OPTIONS',
+      url: '/v1/platforms',
+      headers: {
+        origin: 'http://localhost:5173',
+        'access-control-request-method': 'GET',
+        'access-control-request-headers': 'prefer',
+      },
+    });
+    expect(answer.headers['access-control-allow-headers']).toMatch(/\bPrefer\b/);
+    const read = await demo.inject({
+      url: '/v1/platforms',
+      headers: { origin: 'http://localhost:5173', prefer: 'code=500' },
+    });
+    expect(read.statusCode).toBe(200);
+    expect(read.headers['access-control-expose-headers']).toMatch(/X-Request-Id/);
   });
 
   it('refuses other origins', async () => {

@@ -1,5 +1,7 @@
 /** Secrets, passwords and tokens never reach the logs, even at trace level and when sent in a query string. */
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { logDestination } from '../../src/fastify-options.js';
@@ -187,6 +189,56 @@ describe('request ids', () => {
     const platforms = requests.find((r) => r.operation === 'listPlatforms');
     expect(platforms.userAgent).toHaveLength(200);
     expect(platforms.account).toBeUndefined();
+  });
+});
+
+describe('aborted requests', () => {
+  it('a client leaving in the middle of its body is one info line without a stack, and never a database outage', async () => {
+    const t = await testApp('sqlite', { demo: true });
+    const lines: string[] = [];
+    const app = await buildApp(
+      { ...t.config, logLevel: 'info' },
+      { store: t.store, logStream: { write: (l) => lines.push(l) } },
+    );
+    try {
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.server.address() as AddressInfo;
+      const ABORTS = 20;
+      await Promise.all(
+        Array.from(
+          { length: ABORTS },
+          () =>
+            new Promise<void>((resolve) => {
+              const socket = connect(port, '127.0.0.1', () => {
+                socket.write(
+                  'POST /v1/oauth2/token HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\n' +
+                    'Content-Length: 1000\r\n\r\ngrant_type=pass',
+                );
+                setTimeout(() => socket.destroy(), 100);
+              });
+              socket.on('close', () => resolve());
+            }),
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const entries = lines
+        .map((line) => JSON.parse(line))
+        .filter((e) => !/^(gateway |embedded mode:)/.test(String(e.msg)));
+      const aborted = entries.filter((e) => e.msg === 'request aborted by the client');
+      expect(aborted).toHaveLength(ABORTS);
+      for (const entry of aborted) {
+        expect(entry).toMatchObject({ level: 30, operation: 'createToken', path: '/v1/oauth2/token' });
+        expect(entry.err).toBeUndefined();
+      }
+      // Nothing else: no error line, no stack, no "database lost".
+      expect(entries.filter((e) => e.msg !== 'request aborted by the client' && !/listening/.test(e.msg))).toEqual([]);
+      expect(lines.join('\n')).not.toMatch(/stack|database lost/);
+      // The server still answers.
+      expect((await fetch(`http://127.0.0.1:${port}/health/serving`)).status).toBe(200);
+    } finally {
+      await app.close();
+      await t.close();
+    }
   });
 });
 
