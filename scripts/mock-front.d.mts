@@ -1,0 +1,11 @@
+/** Types of scripts/mock-front.mjs, for the tests. */
+import type { Server } from 'node:http';
+
+export function parsePrefer(value: string | undefined): Record<string, string>;
+export function upstreamHeaders(
+  method: string,
+  url: URL,
+  headers: Record<string, string | string[] | undefined>,
+  operations: unknown[],
+): Record<string, string | string[] | undefined>;
+export function mockFront(options: { upstream: string; document: unknown }): Server;
