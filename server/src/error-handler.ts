@@ -1,14 +1,15 @@
 /**
  * The one error handler: every failure, ours or the framework's, is answered in the spec's error body with
  * its catalogue code and status; server errors are logged with the request id, never sent (a database
- * outage is logged once, when it starts and when it ends). Requests that
- * match no route get 405 (with `Allow`) when another method of the path exists, else 404.
+ * outage is logged once, when it starts and when it ends). Requests that match no route get
+ * plugins/unrouted.ts's answer.
  */
-import { type ErrorName, operationMeta } from '@gateway/generated';
+import type { ErrorName } from '@gateway/generated';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from './context.js';
 import { ApiError, errorBody } from './errors.js';
 import { logsRequests } from './plugins/observability.js';
+import { unrouted } from './plugins/unrouted.js';
 import { databaseUnavailable } from './store/unavailable.js';
 
 type JsonSchema = {
@@ -118,30 +119,6 @@ export function toApiError(error: FastifyError & { errors?: unknown[] }, request
   // A plugin refusing a path (the reference page's static files) is, for the API, a path with nothing at it.
   if (error.statusCode === 403 || error.statusCode === 404) return new ApiError('route_not_found');
   return new ApiError('internal_error', 'Internal server error');
-}
-
-const templateMatchers = Object.values(operationMeta).map((meta) => ({
-  method: meta.method,
-  pattern: new RegExp(`^${meta.path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-}));
-
-/** The methods a path supports, for 405 (empty when no operation has the path). */
-function methodsAt(pathname: string): string[] {
-  const methods = templateMatchers.filter((m) => m.pattern.test(pathname)).map((m) => m.method);
-  return methods.includes('GET') ? [...methods, 'HEAD'] : methods;
-}
-
-/** The answer to a request no route takes: 405 with `Allow` when the path has other methods, else 404. */
-export function unrouted(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const pathname = request.url.split(/[?#]/)[0] ?? '';
-  const methods = methodsAt(pathname);
-  if (methods.length > 0) {
-    return reply
-      .code(405)
-      .header('allow', methods.join(', '))
-      .send(errorBody('method_not_allowed', `Method ${request.method} is not allowed here`));
-  }
-  return reply.code(404).send(errorBody('route_not_found'));
 }
 
 /**

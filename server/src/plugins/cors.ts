@@ -5,7 +5,7 @@
  */
 import cors from '@fastify/cors';
 import type { FastifyInstance } from 'fastify';
-import { unrouted } from '../error-handler.js';
+import { unrouted } from './unrouted.js';
 
 /**
  * A dev server on this machine, any valid port, http or https: `http://localhost:5173`,
