@@ -47,7 +47,10 @@ function browser() {
         addEventListener: (_, listener) => listeners.add(listener),
         removeEventListener: (_, listener) => listeners.delete(listener),
       };
-      tabs.push({ storage, window, fire: (event) => listeners.forEach((listener) => listener(event)) });
+      const fire = (event: StorageEventLike) => {
+        for (const listener of listeners) listener(event);
+      };
+      tabs.push({ storage, window, fire });
       return { storage, window };
     },
   };
