@@ -92,7 +92,10 @@ export class Session {
         });
       };
       const value = this.storage.load();
-      this.loaded = value instanceof Promise ? value.then(settle) : Promise.resolve(settle(value));
+      this.loaded =
+        typeof (value as PromiseLike<unknown> | null)?.then === 'function'
+          ? Promise.resolve(value).then(settle)
+          : Promise.resolve(settle(value as SessionTokens | null));
     }
     return this.loaded;
   }
