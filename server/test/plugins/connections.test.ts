@@ -127,7 +127,11 @@ describe('connections at the socket', () => {
   });
 
   it('has no cap per address behind trusted proxies (their connections all come from the proxy)', async () => {
-    const { port, metric } = await serve({ connectionsPerAddress: 2, trustProxyHops: 1, idleConnectionTimeoutMs: 10_000 });
+    const { port, metric } = await serve({
+      connectionsPerAddress: 2,
+      trustProxyHops: 1,
+      idleConnectionTimeoutMs: 10_000,
+    });
     const all = Array.from({ length: 5 }, () => open(port, '127.0.0.8'));
     await Promise.all(all.map((c) => c.connected));
     expect(await Promise.all(all.map((c) => closesWithin(c.closed, 300)))).toEqual([false, false, false, false, false]);
