@@ -69,7 +69,7 @@ const settings = {
   connectionsPerAddress: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 256 },
   /**
    * Connections the instance holds open in all; the next is closed at once. 0: derived from the process's
-   * open-file limit (lib/connection-caps.ts).
+   * open-file limit and heap, the lower (lib/connection-caps.ts).
    */
   connectionsPerInstance: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
   /** A connection that has not sent a whole request yet is closed after this long without a byte (ms). */

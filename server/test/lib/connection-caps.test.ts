@@ -7,6 +7,7 @@ import {
   addressKey,
   ConnectionSlots,
   connectionLimits,
+  connectionsForHeap,
   connectionsForOpenFiles,
   openFileLimit,
 } from '../../src/lib/connection-caps.js';
@@ -80,6 +81,7 @@ describe('the key of a client address', () => {
 });
 
 describe('the caps as configured', () => {
+  const MIB = 1024 * 1024;
   const limits = `Limit                     Soft Limit           Hard Limit           Units
 Max cpu time              unlimited            unlimited            seconds
 Max open files            20000                40000                files
@@ -103,16 +105,28 @@ Max locked memory         8388608              8388608              bytes
     expect(connectionsForOpenFiles(100)).toBe(1);
   });
 
-  it('takes the configured caps, derives a per-instance cap of 0, and has no per-address cap behind proxies', () => {
+  it('derives the instance’s cap from the heap too: half of it, at 8 KiB a connection', () => {
+    // `npm start`'s --max-old-space-size=160: V8's limit is 208 MiB (old space and young generation).
+    expect(connectionsForHeap(208 * MIB)).toBe(13_312);
+    expect(connectionsForHeap(160 * MIB)).toBe(10_240);
+    expect(connectionsForHeap(4096 * MIB)).toBe(262_144);
+  });
+
+  it('takes the configured caps, derives a per-instance cap of 0 (the lower of files and heap), and has no per-address cap behind proxies', () => {
     const config = { connectionsPerAddress: 256, connectionsPerInstance: 0, trustProxyHops: 0 };
-    expect(connectionLimits(config, 20_000)).toEqual({ perAddress: 256, perInstance: 18_000 });
-    expect(connectionLimits({ ...config, connectionsPerInstance: 500 }, 20_000)).toEqual({
+    const bigHeap = { openFiles: 20_000, heapLimitBytes: 4096 * MIB };
+    expect(connectionLimits(config, bigHeap)).toEqual({ perAddress: 256, perInstance: 18_000 });
+    expect(connectionLimits(config, { openFiles: 65_536, heapLimitBytes: 160 * MIB })).toEqual({
+      perAddress: 256,
+      perInstance: 10_240,
+    });
+    expect(connectionLimits({ ...config, connectionsPerInstance: 500 }, bigHeap)).toEqual({
       perAddress: 256,
       perInstance: 500,
     });
-    expect(connectionLimits({ ...config, trustProxyHops: 1 }, 20_000)).toEqual({ perAddress: 0, perInstance: 18_000 });
+    expect(connectionLimits({ ...config, trustProxyHops: 1 }, bigHeap)).toEqual({ perAddress: 0, perInstance: 18_000 });
     // No /proc: a common soft limit is assumed.
-    expect(connectionLimits(config, null)).toEqual({ perAddress: 256, perInstance: 896 });
+    expect(connectionLimits(config, { ...bigHeap, openFiles: null })).toEqual({ perAddress: 256, perInstance: 896 });
   });
 
   it('reads this process’s own limit on Linux', () => {
