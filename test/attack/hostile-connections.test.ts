@@ -14,10 +14,11 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import { passwordFor, signerFromSeed } from '@gateway/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordFigures } from '../src/figures.js';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
-import { passwordGrant } from '../src/sign-in.js';
+import { DEMO_SEED } from '../src/sign-in.js';
 
 /** The defaults (.env.example), which this suite does not change. */
 const PER_ADDRESS = 256;
@@ -107,6 +108,44 @@ async function metrics(url: string): Promise<Map<string, number>> {
   );
 }
 
+/**
+ * The demo account's access token, asked for from `localAddress` on a connection closed after it (a pooled
+ * connection from the attacker's address would take one of its slots).
+ */
+async function signIn(url: string, localAddress: string): Promise<string> {
+  const signer = signerFromSeed(DEMO_SEED);
+  const password = await passwordFor(signer, 'W', 'waves.exchange', Math.floor(Date.now() / 1000) + 3600);
+  const form = new URLSearchParams({
+    grant_type: 'password',
+    scope: 'general',
+    username: signer.publicKey,
+    password,
+    client_id: 'waves.exchange',
+  }).toString();
+  const body = await new Promise<string>((resolve, reject) => {
+    const request = http.request(
+      `${url}/v1/oauth2/token`,
+      {
+        method: 'POST',
+        localAddress,
+        agent: false,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-length': Buffer.byteLength(form) },
+      },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        response.on('end', () => resolve(text));
+      },
+    );
+    request.on('error', reject);
+    request.end(form);
+  });
+  return (JSON.parse(body) as { access_token: string }).access_token;
+}
+
 /** An event stream (GET /v1/events) from `localAddress`: what it received so far, and whether it closed. */
 interface Stream {
   status: number;
@@ -168,9 +207,7 @@ describe('hostile connections: idle and slow connections from one address', () =
   beforeAll(async () => {
     gateway = await startGateway({ NODE_OPTIONS: '--max-old-space-size=160' });
     port = Number(new URL(gateway.url).port);
-    const grant = await passwordGrant(gateway.url, { expiresIn: 3600 });
-    const { access_token: token } = (await grant.response.json()) as { access_token: string };
-    stream = await openStream(gateway.url, token, STREAM_CLIENT);
+    stream = await openStream(gateway.url, await signIn(gateway.url, STREAM_CLIENT), STREAM_CLIENT);
     streamOpenedAt = performance.now();
     if (stream.socket) opened.push(stream.socket);
   });
