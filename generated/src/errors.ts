@@ -24,6 +24,7 @@ export const errorCatalogue = {
   rate_limited: { code: 11100, status: 429, message: "Too many requests; retry after the number of seconds in `Retry-After`." },
   too_many_event_streams: { code: 11101, status: 429, message: "The account already holds as many event streams open on this instance as it may (`details.limit`)." },
   headers_too_large: { code: 11400, status: 431, message: "The request line or headers are larger than the server reads (16 KiB)." },
+  request_timeout: { code: 11500, status: 408, message: "The request did not arrive in time (its headers within 10 s of its first byte, all of it within 30 s)." },
   service_unavailable: { code: 11200, status: 503, message: "A dependency (the database) is unavailable; retry later." },
   event_streams_at_capacity: { code: 11201, status: 503, message: "This instance holds as many event streams as it can; retry after `Retry-After` seconds." },
   overloaded: { code: 11202, status: 503, message: "The instance is overloaded (its event loop lags or its heap is nearly full) and sheds requests; retry after `Retry-After` seconds." },

@@ -62,6 +62,25 @@ const settings = {
   redisUrl: { type: 'string', pattern: '^(rediss?://.+)?$', default: '' },
   /** Trust X-Forwarded-* from this many proxy hops (behind a load balancer), so limits see client addresses. */
   trustProxyHops: { type: 'integer', minimum: 0, maximum: 10, default: 0 },
+  /**
+   * Connections one client address (an IPv6 address: its /64) may hold open; the next is closed at once. 0:
+   * no such cap. Not applied with TRUST_PROXY_HOPS above 0, where every connection comes from the proxy.
+   */
+  connectionsPerAddress: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 256 },
+  /**
+   * Connections the instance holds open in all; the next is closed at once. 0: derived from the process's
+   * open-file limit and heap, the lower (lib/connection-caps.ts).
+   */
+  connectionsPerInstance: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+  /** A connection that has not sent a whole request yet is closed after this long without a byte (ms). */
+  idleConnectionTimeoutMs: { type: 'integer', minimum: 100, maximum: 60_000, default: 5_000 },
+  /** A request's line and headers must have arrived this long after its first byte (ms); else 408 and close. */
+  headersTimeoutMs: { type: 'integer', minimum: 100, maximum: 30_000, default: 10_000 },
+  /**
+   * How long a connection is kept open, idle, after an answer (ms). 0: 5 s, or with TRUST_PROXY_HOPS above 0
+   * 72 s (longer than the 60 s a load balancer keeps an idle connection to its targets).
+   */
+  keepAliveTimeoutMs: { type: 'integer', minimum: 0, maximum: 600_000, default: 0 },
   /** Browser origins allowed to call the API (CORS); `*` for any; empty for none. */
   corsOrigins: {
     type: 'string',
