@@ -37,6 +37,7 @@ export const errorCatalogue = {
   expiry_too_far: { code: 11306, status: 400, message: "The signed expiry is more than one week (plus 300 seconds of clock skew) ahead." },
   invalid_signature: { code: 11307, status: 400, message: "The signature does not verify for this username, chain id, client id and expiry." },
   invalid_refresh_token: { code: 11308, status: 400, message: "The refresh token is unknown, expired, already used or revoked." },
+  password_signed_out: { code: 11309, status: 400, message: "A sign-in of this account expiring at or after this password's expiry was revoked: sign a new password with a later expiry." },
 } as const;
 
 export type ErrorName = keyof typeof errorCatalogue;

@@ -30,6 +30,15 @@ export interface paths {
          *     A refresh token works only with the `client_id` it was issued to; presented with another one it is
          *     refused and stays as it was. A refresh that fails (a server error) leaves the token unspent.
          *
+         *     **Signing out ends the password too.** A password is a bearer secret that stays valid until its
+         *     expiry (and deployed clients send it in query strings, which logs keep). Once a sign-in is revoked
+         *     (`POST /v1/oauth2/revoke`, or reuse detection above), the password grant refuses its password and every
+         *     other password of the same account signed for an expiry at or before that sign-in's own expiry, on
+         *     every instance: 400 with code 11309 (OAuth's `invalid_grant`). Signing a new password with a later
+         *     expiry signs in again; the account's other sign-ins and other accounts are not affected. A client that
+         *     signs `now + 604800` signs a later expiry as soon as one second has passed since it signed the password
+         *     of the sign-in that was revoked.
+         *
          *     The parameters are form-encoded in the body (`application/x-www-form-urlencoded`). Deployed clients
          *     send them in the query string instead, with an empty body (possibly labelled `application/json`);
          *     that is accepted: when the body is empty, or carries no parameter at all (`{}` in JSON, nothing but
@@ -61,6 +70,11 @@ export interface paths {
          *     issued from one password grant and its refreshes) is revoked. Its refresh tokens are refused at once
          *     (code 11308); its access tokens are refused (401, code 10000) at once by the instance that answered
          *     and within 5 seconds by every other instance (see the `bearer` scheme). Use it to sign a device out.
+         *
+         *     The password that started the sign-in is ended too, on every instance: from the answer on, the
+         *     password grant refuses it, and any other password of the account signed for an expiry at or before
+         *     that sign-in's expiry, with code 11309 (see `createToken`). Sign in again with a password signed for a
+         *     later expiry.
          *
          *     As RFC 7009 says, the answer is 200 whether or not the token was one this server issued, was already
          *     revoked or has expired: a client cannot do anything useful with such an error, and the answer tells
@@ -598,7 +612,7 @@ export interface components {
          *     Kinds 0 to 8 are those of the real service's family; kinds 9 to 15 are added by this gateway.
          * @example 10000
          */
-        ErrorCode: number & (10000 | 10101 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11101 | 11400 | 11500 | 11200 | 11201 | 11202 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308);
+        ErrorCode: number & (10000 | 10101 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11101 | 11400 | 11500 | 11200 | 11201 | 11202 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308 | 11309);
         /**
          * ErrorBody
          * @description The body of every error response.
@@ -2099,7 +2113,7 @@ export interface operations {
             };
             /**
              * @description The request is refused. The code says which rule failed: a missing or invalid parameter
-             *     (10200, 10201), an unreadable body (10204), or a token rule (11300 to 11308). The first example is
+             *     (10200, 10201), an unreadable body (10204), or a token rule (11300 to 11309). The first example is
              *     the generic one (what the mock answers by default); the mock gives the others on request with
              *     `Prefer: code=400, example=<name>`.
              */

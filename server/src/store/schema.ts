@@ -113,6 +113,13 @@ export interface RefreshTokenTable {
   created_at: string;
 }
 
+/** Per account, the latest signed expiry of a revoked sign-in: passwords expiring at or before it are refused. */
+export interface AccountSignOutTable {
+  account: string;
+  signed_out_through: string;
+  updated_at: string;
+}
+
 export interface CatalogueVersionTable {
   id: number;
   version: number;
@@ -153,6 +160,7 @@ export interface Database {
   withdrawal_addresses: WithdrawalAddressTable;
   token_families: TokenFamilyTable;
   refresh_tokens: RefreshTokenTable;
+  account_sign_outs: AccountSignOutTable;
   movement_events: MovementEventTable;
   event_retention: EventRetentionTable;
 }

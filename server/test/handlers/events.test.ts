@@ -169,6 +169,17 @@ async function eventually(check: () => Promise<boolean>, what: string, ms = WAIT
   }
 }
 
+/**
+ * The expiry of a sign-in of the demo account that a test revokes: a minute ahead, and after the last one
+ * (a revocation ends the account's passwords expiring up to its own), so that the account's later sign-ins,
+ * signed further ahead, are not refused.
+ */
+let lastRevokedExpiry = 0;
+const inAMinute = () => {
+  lastRevokedExpiry = Math.max(Math.floor(Date.now() / 1000) + 60, lastRevokedExpiry + 1);
+  return lastRevokedExpiry;
+};
+
 const revoke = (app: FastifyInstance, refreshToken: string) =>
   app.inject({
     method: 'POST',
@@ -346,7 +357,7 @@ describe.each(DATABASES)('GET /v1/events on %s', (kind) => {
   });
 
   it('a sign-in revoked on this instance has its open stream ended at once, and it receives nothing after', async () => {
-    const device = await signIn(app, me);
+    const device = await signIn(app, me, inAMinute());
     const revoked = await Sse.open(base, device.access_token);
     // Another sign-in of the same account: its stream goes on and shows the movement was sent.
     const control = await Sse.open(base, token);
@@ -373,7 +384,7 @@ describe.each(DATABASES)('GET /v1/events on %s', (kind) => {
   // PostgreSQL only (SQLite has one writing process, no announcements between instances): declared only there.
   if (kind === 'postgres')
     it('a sign-in revoked on one instance has its open stream on another ended within the bound, and it receives nothing after', async () => {
-      const device = await signIn(app, me);
+      const device = await signIn(app, me, inAMinute());
       const revoked = await Sse.open(otherBase, device.access_token);
       const control = await Sse.open(otherBase, token);
       try {
