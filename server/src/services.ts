@@ -10,6 +10,7 @@ import { streamLimits } from './domain/event-stream-limits.js';
 import { AccountEvents } from './domain/events.js';
 import { RevokedFamilies } from './domain/revocations.js';
 import { createMetrics } from './metrics.js';
+import { windowCounter } from './plugins/rate-limit.js';
 import { loadSecrets } from './secrets.js';
 import { createSharedLimits } from './shared-limits.js';
 import { type DatabaseLog, watchDatabase } from './store/availability.js';
@@ -57,6 +58,11 @@ export function createServices(
     events,
     proxySeed: secrets.proxySeed,
     sharedLimits,
+    withdrawalLimits: {
+      perAccount: config.withdrawalAddressesPerAccount,
+      newPerMinute: config.withdrawalAddressRateLimit,
+      counter: windowCounter(sharedLimits, 'gateway-new-withdrawal-addresses-'),
+    },
     now: options.now,
   };
 }
