@@ -9,6 +9,7 @@ import { createCursorCodec } from './domain/cursor.js';
 import { streamLimits } from './domain/event-stream-limits.js';
 import { AccountEvents } from './domain/events.js';
 import { RevokedFamilies } from './domain/revocations.js';
+import { WithdrawalLimits } from './domain/withdrawal-limits.js';
 import { createMetrics } from './metrics.js';
 import { windowCounter } from './plugins/rate-limit.js';
 import { loadSecrets } from './secrets.js';
@@ -58,11 +59,10 @@ export function createServices(
     events,
     proxySeed: secrets.proxySeed,
     sharedLimits,
-    withdrawalLimits: {
-      perAccount: config.withdrawalAddressesPerAccount,
-      newPerMinute: config.withdrawalAddressRateLimit,
-      counter: windowCounter(sharedLimits, 'gateway-new-withdrawal-addresses-'),
-    },
+    withdrawalLimits: new WithdrawalLimits(
+      { perAccount: config.withdrawalAddressesPerAccount, newPerMinute: config.withdrawalAddressRateLimit },
+      windowCounter(sharedLimits, 'gateway-new-withdrawal-addresses-'),
+    ),
     now: options.now,
   };
 }

@@ -10,7 +10,6 @@ import { allocateProxyAddress, proxyAddressFound, type WithdrawalRoute } from '.
 import { type DestinationProblem, destinationOn, isLedgerPlatform, proxyAddressFor } from './addresses.js';
 import { platformOrNotFound } from './platforms.js';
 import { termsOrNotFound } from './terms.js';
-import { admitNewProxy, proxyCapReached } from './withdrawal-limits.js';
 
 /** What is wrong with a refused destination, in the words of its error message. */
 const PROBLEMS: Record<DestinationProblem, string> = {
@@ -51,18 +50,25 @@ export async function withdrawalAddress(
     destination: destination.address,
     caseless: destination.caseless,
   };
-  // A route that has its proxy gets it back, never limited; only a new one is counted.
+  // A route that has its proxy gets it back, never limited; only a new one is counted, once.
   const existing = await proxyAddressFound(services.db, proxyRoute);
   if (existing) return { terms, address: existing };
   const limits = services.withdrawalLimits;
-  await admitNewProxy(limits, account);
-  const allocation = await allocateProxyAddress(
-    services.db,
-    proxyRoute,
-    (index) => proxyAddressFor(services.proxySeed, index, chainId),
-    limits.perAccount,
-    now,
-  );
-  if ('full' in allocation) throw proxyCapReached(limits);
-  return { terms, address: allocation.address };
+  const key = JSON.stringify([account, currency, platformId, proxyRoute.destination]);
+  const address = await limits.creation(key, async () => {
+    // Created since it was looked for (by a creation that has just ended): not a new one.
+    const created = await proxyAddressFound(services.db, proxyRoute);
+    if (created) return created;
+    await limits.admitNew(account);
+    const allocation = await allocateProxyAddress(
+      services.db,
+      proxyRoute,
+      (index) => proxyAddressFor(services.proxySeed, index, chainId),
+      limits.bounds.perAccount,
+      now,
+    );
+    if ('full' in allocation) throw limits.capReached();
+    return allocation.address;
+  });
+  return { terms, address };
 }

@@ -7,10 +7,12 @@
  * (`caseless`), a route is found by `lower(destination)`, and of several rows of one destination the first
  * allocated is the route's proxy. No migration rewrites them, so the previous release still finds its own.
  *
- * The cap is the store's count of the account's proxies, checked by the insert itself. On PostgreSQL the
- * allocations of one schema take turns under a transaction-scoped advisory lock: concurrent requests
- * (across instances) could otherwise each count room for one more and pass the cap together, and would race
- * for the same next proxy index. On SQLite, where one process writes, the insert is one statement.
+ * The cap is the store's count of the account's proxies, checked by the insert itself. Two concurrent
+ * allocations cannot both pass it: each inserts at the next index it read, and of two that read the same
+ * one, the second fails on the index's uniqueness and tries again, counting the first. On PostgreSQL the
+ * allocations of one schema take turns under a transaction-scoped advisory lock, so that a flood of them
+ * (across instances) waits its turn instead of retrying until the retries run out. On SQLite, where one
+ * process writes, each try is one statement.
  */
 import { type Kysely, sql } from 'kysely';
 import { isUniqueViolation, MAX_ATTEMPTS } from './allocation.js';
