@@ -6,7 +6,7 @@
 import type { Services } from '../context.js';
 import { ApiError } from '../errors.js';
 import type { TermsRow } from '../store/catalogue.js';
-import { allocateProxyAddress, proxyAddressFound, type WithdrawalRoute } from '../store/withdrawal.js';
+import { allocateProxyAddress, proxyAddressFound, proxyCount, type WithdrawalRoute } from '../store/withdrawal.js';
 import { type DestinationProblem, destinationOn, isLedgerPlatform, proxyAddressFor } from './addresses.js';
 import { platformOrNotFound } from './platforms.js';
 import { termsOrNotFound } from './terms.js';
@@ -59,6 +59,9 @@ export async function withdrawalAddress(
     // Created since it was looked for (by a creation that has just ended): not a new one.
     const created = await proxyAddressFound(services.db, proxyRoute);
     if (created) return created;
+    // An account at its cap is refused before it is counted or waits its turn to allocate (the insert
+    // checks the cap again, for the requests that pass here together).
+    if ((await proxyCount(services.db, account)) >= limits.bounds.perAccount) throw limits.capReached();
     await limits.admitNew(account);
     const allocation = await allocateProxyAddress(
       services.db,
