@@ -81,7 +81,7 @@ describe('a hostile client against withdrawal addresses', () => {
   let b: RunningGateway;
   let unrated: RunningGateway;
   const proxies = () => countRows(database.url, 'withdrawal_addresses');
-  const figures = { tried: 0, createdPastRate: 0, createdPastCap: 0, duplicates: 0, badCaseAccepted: 0 };
+  const figures = { requests: 0, createdPastRate: 0, createdPastCap: 0, duplicates: 0, badCaseAccepted: 0 };
 
   beforeAll(async () => {
     database = await createDatabase();
@@ -93,19 +93,21 @@ describe('a hostile client against withdrawal addresses', () => {
       REDIS_URL,
     };
     a = await startGateway(env);
-    [b, unrated] = await Promise.all([startGateway(env), startGateway({ ...env, WITHDRAWAL_ADDRESS_RATE_LIMIT: '100000' })]);
+    [b, unrated] = await Promise.all([
+      startGateway(env),
+      startGateway({ ...env, WITHDRAWAL_ADDRESS_RATE_LIMIT: '100000' }),
+    ]);
   }, 120_000);
 
   afterAll(async () => {
     const alive = await Promise.all(
       [a, b, unrated].map(async (g) => (await fetch(`${g.url}/health/live`).catch(() => null))?.status === 200),
     );
-    const accepted =
-      figures.createdPastRate + figures.createdPastCap + figures.duplicates + figures.badCaseAccepted;
+    const accepted = figures.createdPastRate + figures.createdPastCap + figures.duplicates + figures.badCaseAccepted;
     console.log('hostile-withdrawal', { ...figures, accepted, alive });
     recordFigures('hostile-withdrawal', {
       check: 'proxy floods and letter cases',
-      tried: `${figures.tried} requests (2 x ${FLOOD} new destinations at once, spellings)`,
+      tried: `${figures.requests} requests (2 x ${FLOOD} new destinations at once, spellings)`,
       accepted,
       alive: alive.every(Boolean),
       ...figures,
@@ -119,10 +121,12 @@ describe('a hostile client against withdrawal addresses', () => {
     const before = await proxies();
     const started = performance.now();
     const answers = await Promise.all(
-      Array.from({ length: FLOOD }, (_, i) => ask(i % 2 ? b : a, `/v1/withdraw/addresses/USDT/${randomEvm()}/ETH`, token)),
+      Array.from({ length: FLOOD }, (_, i) =>
+        ask(i % 2 ? b : a, `/v1/withdraw/addresses/USDT/${randomEvm()}/ETH`, token),
+      ),
     );
     const ms = performance.now() - started;
-    figures.tried += FLOOD;
+    figures.requests += FLOOD;
     const created = (await proxies()) - before;
     // Without Redis each instance counts its own minute.
     const allowed = REDIS_URL ? RATE : 2 * RATE;
@@ -142,7 +146,7 @@ describe('a hostile client against withdrawal addresses', () => {
     const answers = await Promise.all(
       Array.from({ length: FLOOD }, () => ask(unrated, `/v1/withdraw/addresses/USDT/${randomEvm()}/ETH`, token)),
     );
-    figures.tried += FLOOD;
+    figures.requests += FLOOD;
     const created = (await proxies()) - before;
     figures.createdPastCap += Math.max(0, created - CAP);
     console.log(`flood at the cap: ${created} created, ${JSON.stringify(tally(answers))}`);
@@ -153,7 +157,10 @@ describe('a hostile client against withdrawal addresses', () => {
   it('every spelling of a destination, at once through both instances, gets one proxy; a broken case none', async () => {
     const token = await freshToken(a);
     const evm = [randomEvm(), randomEvm(), randomEvm()];
-    const segwit = ['bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', 'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0'];
+    const segwit = [
+      'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+      'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0',
+    ];
     const spellings = [
       ...evm.map((x) => ({ route: `ETH/${x}`, forms: [x, x.toLowerCase(), `0x${x.slice(2).toUpperCase()}`] })),
       ...segwit.map((x) => ({ route: `BTC/${x}`, forms: [x, x.toUpperCase()] })),
@@ -162,11 +169,14 @@ describe('a hostile client against withdrawal addresses', () => {
     const requests = spellings.flatMap(({ route, forms }) => {
       const [currency] = route.split('/');
       return forms.flatMap((form) =>
-        [a, b, a, b].map(async (g) => ({ route, answer: await ask(g, `/v1/withdraw/addresses/${currency}/${form}/${currency}`, token) })),
+        [a, b, a, b].map(async (g) => ({
+          route,
+          answer: await ask(g, `/v1/withdraw/addresses/${currency}/${form}/${currency}`, token),
+        })),
       );
     });
     const answers = await Promise.all(requests);
-    figures.tried += answers.length;
+    figures.requests += answers.length;
     expect(answers.filter((x) => x.answer.status !== 200)).toEqual([]);
     for (const { route } of spellings) {
       const given = new Set(answers.filter((x) => x.route === route).map((x) => x.answer.proxy));
@@ -175,10 +185,8 @@ describe('a hostile client against withdrawal addresses', () => {
     }
     expect((await proxies()) - before).toBe(spellings.length);
 
-    const broken = await Promise.all(
-      evm.map((x) => ask(a, `/v1/withdraw/addresses/ETH/${brokenCase(x)}/ETH`, token)),
-    );
-    figures.tried += broken.length;
+    const broken = await Promise.all(evm.map((x) => ask(a, `/v1/withdraw/addresses/ETH/${brokenCase(x)}/ETH`, token)));
+    figures.requests += broken.length;
     figures.badCaseAccepted += broken.filter((x) => x.status === 200).length;
     expect(broken.map((x) => [x.status, x.code, x.reason])).toEqual(evm.map(() => [400, 10207, 'checksum']));
   });

@@ -49,8 +49,12 @@ describe('bitcoin addresses', () => {
   });
 
   it('refuses an address of the other network as such, segwit and base58check', () => {
-    expect(parseBitcoinAddress('tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx', 'mainnet')).toEqual({ problem: 'network' });
-    expect(parseBitcoinAddress('bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', 'testnet')).toEqual({ problem: 'network' });
+    expect(parseBitcoinAddress('tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx', 'mainnet')).toEqual({
+      problem: 'network',
+    });
+    expect(parseBitcoinAddress('bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', 'testnet')).toEqual({
+      problem: 'network',
+    });
     expect(parseBitcoinAddress('mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn', 'mainnet')).toEqual({ problem: 'network' });
     expect(parseBitcoinAddress('1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2', 'testnet')).toEqual({ problem: 'network' });
   });

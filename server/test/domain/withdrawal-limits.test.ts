@@ -22,7 +22,8 @@ async function freshAccount(app: FastifyInstance): Promise<{ address: string; au
   return { address: user.address, auth: `Bearer ${(await signIn(app, user)).access_token}` };
 }
 
-const get = (app: FastifyInstance, url: string, authorization: string) => app.inject({ url, headers: { authorization } });
+const get = (app: FastifyInstance, url: string, authorization: string) =>
+  app.inject({ url, headers: { authorization } });
 const errorOf = (response: { json(): unknown }) =>
   (response.json() as { errors: { code: number; details?: Record<string, string> }[] }).errors[0];
 
@@ -53,7 +54,11 @@ describe.each(DATABASES)('the limits on withdrawal addresses on %s', (kind) => {
     }
     // Its own proxies, in any spelling, and on the deprecated path.
     for (let n = 1; n <= 3; n++) {
-      const again = await get(t.app, `/v1/withdraw/addresses/USDT/${destination(n).toUpperCase().replace('0X', '0x')}`, auth);
+      const again = await get(
+        t.app,
+        `/v1/withdraw/addresses/USDT/${destination(n).toUpperCase().replace('0X', '0x')}`,
+        auth,
+      );
       expect(again.json().proxy_addresses).toEqual([given[n - 1]]);
     }
     // The ledger's platform allocates nothing, so it is never refused; another account has its own cap.
@@ -69,7 +74,9 @@ describe.each(DATABASES)('the limits on withdrawal addresses on %s', (kind) => {
     const instances = kind === 'postgres' ? [t.app, await t.another(), await t.another()] : [t.app];
     const { address, auth } = await freshAccount(t.app);
     const answers = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => get(instances[i % instances.length] as FastifyInstance, path(100 + i), auth)),
+      Array.from({ length: 40 }, (_, i) =>
+        get(instances[i % instances.length] as FastifyInstance, path(100 + i), auth),
+      ),
     );
     const statuses = answers.map((a) => a.statusCode);
     expect(statuses.filter((s) => s === 200)).toHaveLength(5);
@@ -112,7 +119,9 @@ describe.each(DATABASES)('the limits on withdrawal addresses on %s', (kind) => {
   });
 });
 
-const redis = await testRedis('the shared rate of new withdrawal addresses (server/test/domain/withdrawal-limits.test.ts)');
+const redis = await testRedis(
+  'the shared rate of new withdrawal addresses (server/test/domain/withdrawal-limits.test.ts)',
+);
 
 describe.skipIf(!redis)('the rate of new withdrawal addresses, shared through Redis', () => {
   const apps: TestApp[] = [];
@@ -126,7 +135,8 @@ describe.skipIf(!redis)('the rate of new withdrawal addresses, shared through Re
     // A fresh account: the Redis is shared by every run, and the count is by account.
     const { auth } = await freshAccount(t.app);
     const statuses = [];
-    for (let n = 1; n <= 8; n++) statuses.push((await get(instances[n % 2] as FastifyInstance, path(n), auth)).statusCode);
+    for (let n = 1; n <= 8; n++)
+      statuses.push((await get(instances[n % 2] as FastifyInstance, path(n), auth)).statusCode);
     expect(statuses).toEqual([200, 200, 200, 200, 429, 429, 429, 429]);
   });
 });

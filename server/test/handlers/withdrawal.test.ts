@@ -167,7 +167,11 @@ describe.each(DATABASES)('withdrawal addresses on %s', (kind) => {
       const response = await get(`/v1/withdraw/addresses/BTC/${spelling}/BTC`, auth);
       expect(response.json().proxy_addresses).toEqual([legacy[2]?.proxy_address]);
     }
-    const rows = await db.selectFrom('withdrawal_addresses').select('proxy_index').where('account', '=', account.address).execute();
+    const rows = await db
+      .selectFrom('withdrawal_addresses')
+      .select('proxy_index')
+      .where('account', '=', account.address)
+      .execute();
     expect(rows).toHaveLength(3);
   });
 
