@@ -1,6 +1,7 @@
 /**
  * Addresses on platforms: deposit addresses derived from a platform's extended public key (the server
- * never holds their private keys), and the check of a withdrawal destination for a platform.
+ * never holds their private keys), and the check of a withdrawal destination for a platform, with the one
+ * form it is stored and compared in.
  *
  * A platform of kind `ledger` is the exchange ledger itself: a deposit there is a transfer on the ledger to
  * the account's own address, and a withdrawal there a transfer straight to the destination. Nothing is
@@ -97,9 +98,7 @@ export function destinationOn(platform: PlatformAddressing, destination: string,
     case 'bitcoin':
       return parseBitcoinAddress(destination, platform.network === 'testnet' ? 'testnet' : 'mainnet');
     case 'ledger':
-      return isLedgerAddress(destination, chainId)
-        ? { address: destination, caseless: false }
-        : { problem: 'format' };
+      return isLedgerAddress(destination, chainId) ? { address: destination, caseless: false } : { problem: 'format' };
     default:
       return { problem: 'format' };
   }
