@@ -5,11 +5,12 @@
 export const errorCatalogue = {
   invalid_access_token: { code: 10000, status: 401, message: "The access token is missing, malformed, expired or invalid." },
   operation_disabled: { code: 10101, status: 403, message: "The currency's deposit or withdrawal is inactive on that platform; no address is given." },
+  withdrawal_address_limit: { code: 10102, status: 403, message: "The account holds as many withdrawal (proxy) addresses as it may (`details.limit`); no new one is given.\nThe addresses it has are still answered.\n" },
   missing_parameter: { code: 10200, status: 400, message: "A required parameter is missing. `details.parameter` names it." },
   invalid_parameter: { code: 10201, status: 400, message: "A parameter has an invalid value. `details.parameter` names it." },
   body_unreadable: { code: 10204, status: 400, message: "The request body cannot be parsed in its declared content type." },
   invalid_cursor: { code: 10206, status: 400, message: "The `after` cursor was not issued by this server for this list and filter." },
-  invalid_address: { code: 10207, status: 400, message: "The destination address is not a valid address of the platform." },
+  invalid_address: { code: 10207, status: 400, message: "The destination address is not a valid address of the platform. `details.reason` says why: `format`,\n`checksum` (a bech32 or base58check checksum, or the EIP-55 checksum of a mixed-case `0x` address),\n`mixed_case` (bech32 in mixed case) or `network` (an address of another network).\n" },
   route_not_found: { code: 10400, status: 404, message: "No operation exists at this path." },
   currency_not_found: { code: 10401, status: 404, message: "The currency is unknown, or has no terms for this direction." },
   platform_not_found: { code: 10402, status: 404, message: "The platform is unknown." },

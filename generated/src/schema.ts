@@ -304,9 +304,20 @@ export interface paths {
         /**
          * Get the proxy ledger address for a withdrawal to an external address on a platform
          * @description A ledger address (the proxy). Transfers of the currency to it are paid to `address` on the platform's
-         *     blockchain, minus the withdrawal fees. `address` is checked for the platform (400, code 10207, when it is
-         *     not valid there). The proxy address is stable for the account, currency, destination and platform.
-         *     An inactive withdrawal is refused (403, code 10101). Requires a token.
+         *     blockchain, minus the withdrawal fees. `address` is checked for the platform (400, code 10207, with
+         *     `details.reason`, when it is not valid there). The proxy address is stable for the account, currency,
+         *     destination and platform. An inactive withdrawal is refused (403, code 10101). Requires a token.
+         *
+         *     **One address, one proxy.** An address written in several ways is one destination: on an EVM platform
+         *     `0x` and 40 hex digits in any single case, or mixed case only when it is the EIP-55 checksum (another
+         *     mixed case is a typo: 400, reason `checksum`); on Bitcoin bech32/bech32m (in lowercase or in uppercase,
+         *     never mixed: reason `mixed_case`) of the platform's network, or base58check. Every spelling of a
+         *     destination gets the same proxy.
+         *
+         *     **Limits.** An account holds at most a number of proxies set by the operator (100 by default), across
+         *     currencies and platforms: a new one past it is refused (403, code 10102, `details.limit`). It creates at
+         *     most a number of new proxies a minute (10 by default): one more is refused (429, code 11100, with
+         *     `Retry-After`). A proxy the account already has is always answered, never limited.
          *
          *     On the ledger's own platform (such as `WAVES`), `address` is a ledger address of this network and a
          *     withdrawal is a plain transfer on the ledger: the answer's `proxy_addresses` holds `address` itself, to
@@ -612,7 +623,7 @@ export interface components {
          *     Kinds 0 to 8 are those of the real service's family; kinds 9 to 15 are added by this gateway.
          * @example 10000
          */
-        ErrorCode: number & (10000 | 10101 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11101 | 11400 | 11500 | 11200 | 11201 | 11202 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308 | 11309);
+        ErrorCode: number & (10000 | 10101 | 10102 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11101 | 11400 | 11500 | 11200 | 11201 | 11202 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308 | 11309);
         /**
          * ErrorBody
          * @description The body of every error response.
@@ -1919,6 +1930,43 @@ export interface components {
                 "application/json": components["schemas"]["WithdrawalAddresses"];
             };
         };
+        /**
+         * @description The request is invalid: a missing or invalid parameter, or a destination that is not a valid address of
+         *     the platform (10207, `details.reason`: `format`, `checksum`, `mixed_case` or `network`).
+         */
+        InvalidWithdrawalDestination: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description The currency's withdrawal is inactive on the platform (10101), or the account holds as many withdrawal
+         *     addresses as it may and this destination would be a new one (10102).
+         */
+        WithdrawalForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description Too many requests; or too many new withdrawal addresses created by the account this minute (the
+         *     addresses it has are still answered). Retry after `Retry-After` seconds.
+         */
+        TooManyNewWithdrawalAddresses: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The proxy ledger address with the withdrawal terms. */
         WithdrawalAddresses: {
             headers: {
@@ -2473,14 +2521,14 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["DeprecatedWithdrawalAddresses"];
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidWithdrawalDestination"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WithdrawalForbidden"];
             404: components["responses"]["CurrencyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyNewWithdrawalAddresses"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2514,14 +2562,14 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["WithdrawalAddresses"];
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidWithdrawalDestination"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WithdrawalForbidden"];
             404: components["responses"]["CurrencyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
             408: components["responses"]["RequestTimeout"];
-            429: components["responses"]["TooManyRequests"];
+            429: components["responses"]["TooManyNewWithdrawalAddresses"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

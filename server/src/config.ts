@@ -55,6 +55,13 @@ const settings = {
    * from the process's heap limit (domain/event-stream-limits.ts).
    */
   eventStreamsPerInstance: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+  /** Withdrawal proxy addresses an account may hold; a new one past it is refused (403, code 10102). */
+  withdrawalAddressesPerAccount: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 100 },
+  /**
+   * New withdrawal proxy addresses an account may create per minute (one more: 429 with Retry-After), counted
+   * in Redis with REDIS_URL; asking again for one it has is never limited.
+   */
+  withdrawalAddressRateLimit: { type: 'integer', minimum: 1, maximum: 100_000, default: 10 },
   /**
    * Redis for limits shared by every instance (`redis://host:6379`); empty, or while it does not answer: limits
    * in memory, per instance.

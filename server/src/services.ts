@@ -9,8 +9,10 @@ import { createCursorCodec } from './domain/cursor.js';
 import { streamLimits } from './domain/event-stream-limits.js';
 import { AccountEvents } from './domain/events.js';
 import { RevokedFamilies } from './domain/revocations.js';
+import { WithdrawalLimits } from './domain/withdrawal-limits.js';
 import type { ConnectionCounts } from './lib/connection-caps.js';
 import { createMetrics } from './metrics.js';
+import { windowCounter } from './plugins/rate-limit.js';
 import { loadSecrets } from './secrets.js';
 import { createSharedLimits } from './shared-limits.js';
 import { type DatabaseLog, watchDatabase } from './store/availability.js';
@@ -64,6 +66,10 @@ export function createServices(
     events,
     proxySeed: secrets.proxySeed,
     sharedLimits,
+    withdrawalLimits: new WithdrawalLimits(
+      { perAccount: config.withdrawalAddressesPerAccount, newPerMinute: config.withdrawalAddressRateLimit },
+      windowCounter(sharedLimits, 'gateway-new-withdrawal-addresses-'),
+    ),
     now: options.now,
   };
 }
