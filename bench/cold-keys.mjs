@@ -28,12 +28,15 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { ledgerMessageBytes, tokenText } from '@gateway/ledger';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToNumberLE, numberToBytesLE } from '@noble/curves/utils.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import bs58 from 'bs58';
 import { edwardsKeyOf, verifyLedgerSignature } from '../server/dist/crypto/curve25519.js';
+import { ENTRY_BYTES, KEY_CACHE_BYTES, KeyCache } from '../server/dist/crypto/key-cache.js';
 import { inPrimeOrderSubgroup } from '../server/dist/crypto/subgroup.js';
 import { CLI, canPin, createRng, freePort, median, quantile, ROOT, runNode, startService } from './lib/common.mjs';
 import { TRACING_OFF } from './lib/tracing.mjs';
@@ -175,6 +178,33 @@ function perKey() {
   return rows;
 }
 
+/**
+ * Resident bytes an entry of the key cache costs: RSS growth from `count` to 2 × `count` key objects (from
+ * JWKs, under 33-character ids), after collections.
+ */
+function entryBytes(count = 20_000) {
+  v8.setFlagsFromString('--expose-gc');
+  const gc = vm.runInNewContext('gc');
+  const cache = new KeyCache(2 * count * ENTRY_BYTES);
+  const fill = () => {
+    for (let i = 0; i < count; i++) {
+      const x = randomBytes(32);
+      const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: x.toString('base64url') }, format: 'jwk' });
+      cache.set(`${x.toString('latin1')}1`, key);
+    }
+    gc();
+    gc();
+    return process.memoryUsage();
+  };
+  const before = fill();
+  const after = fill();
+  const bytes = { rss: (after.rss - before.rss) / count, heap: (after.heapUsed - before.heapUsed) / count };
+  log(
+    `\nkey cache: ${fmt(bytes.rss)} bytes of RSS an entry (${fmt(bytes.heap)} of them V8 heap), from ${fmt(count)} to ${fmt(cache.stats().size)} entries; counted at ${ENTRY_BYTES}: the ${KEY_CACHE_BYTES / 1024 / 1024} MiB budget holds ${fmt(Math.floor(KEY_CACHE_BYTES / ENTRY_BYTES))}`,
+  );
+  return bytes;
+}
+
 /* ------------------------------------------------------------------ 2. grants */
 
 const cpuTicks = (pid) => {
@@ -298,6 +328,7 @@ async function main() {
     `cold keys: Node ${process.version}, ${os.cpus().length} cores (${os.cpus()[0]?.model}), load average ${os.loadavg()[0].toFixed(1)}, ${canPin() ? 'gateway pinned to core 0, this process to core 1' : 'not pinned'}`,
   );
   const perKeyRows = perKey();
+  const cacheEntryBytes = entryBytes();
 
   const started = performance.now();
   const password = () => {
@@ -351,7 +382,9 @@ async function main() {
     );
   }
   log(`\n/metrics of "now" after its restart and one pass:\n${metrics.join('\n')}`);
-  log(`\n${JSON.stringify({ perKey: perKeyRows, grants: rows, accounts: ACCOUNTS, store: options.store })}`);
+  log(
+    `\n${JSON.stringify({ perKey: perKeyRows, cacheEntryBytes, grants: rows, accounts: ACCOUNTS, store: options.store })}`,
+  );
 }
 
 try {

@@ -2,19 +2,21 @@
  * The converted ledger keys of this process (node:crypto Ed25519 key objects), least recently used first
  * out, within a memory budget, with its hit rate for the metrics.
  *
- * An entry costs about 0.9 KiB of resident memory: its map key (a 33-character string) and the key object's
- * wrapper on the V8 heap (≈ 250 bytes), OpenSSL's key outside it (≈ 650 bytes); measured with 50,000 key
- * objects, `process.memoryUsage()` after collections. The budget is counted at ENTRY_BYTES an entry: 8 MiB
- * holds 8,192 keys. The map keeps insertion order; a hit moves its entry to the end (delete, set), so the
- * first entry is the least recently used.
+ * An entry costs about 1.2–1.7 KB of resident memory: its map key (a 33-character string) and the key
+ * object's wrapper on the V8 heap (≈ 200 bytes), OpenSSL's key outside it, and the allocator's share; measured
+ * as the growth of RSS from 10,000 to 50,000 entries, after collections (`node bench/cold-keys.mjs` prints
+ * it). The budget is counted at ENTRY_BYTES an entry: 8 MiB holds 5,461 keys, more than the 5,000 accounts
+ * of the bench's sign-in storm. The map keeps insertion order; a hit moves its entry to the end (delete,
+ * set), so the first entry is the least recently used. A key pushed out costs one conversion (≈ 0.1 ms) when
+ * it comes back.
  *
  * Only keys that made a valid signature are put in (see curve25519.ts): keys of failed attempts, however
  * many, never push a real account's key out.
  */
 import type { KeyObject } from 'node:crypto';
 
-/** Resident bytes counted for one entry (measured ≈ 0.9 KiB, rounded up). */
-export const ENTRY_BYTES = 1024;
+/** Resident bytes counted for one entry (measured 1.2–1.7 KB). */
+export const ENTRY_BYTES = 1536;
 /** The cache's memory budget. */
 export const KEY_CACHE_BYTES = 8 * 1024 * 1024;
 
