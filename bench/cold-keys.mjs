@@ -3,7 +3,7 @@
  * Cold keys: what a ledger key never seen before costs the gateway, beside a key seen before.
  *
  *   npx turbo run build && node bench/cold-keys.mjs [--accounts 5000] [--keys 500] [--rounds 3]
- *       [--concurrency 64] [--warm-up 500] [--store sqlite|pg] [--baseline-build DIR]
+ *       [--concurrency 64] [--warm-up 500] [--store sqlite|pg] [--baseline-build DIR] [--profile]
  *
  * 1. Per key, in this process (CPU time, process.cpuUsage; median of the rounds, each on keys of its own):
  *    the prime-order subgroup check of @noble/curves (decompression, isSmallOrder, isTorsionFree: the check
@@ -19,11 +19,13 @@
  *    before the change: `git archive <commit> | tar -x -C DIR`, node_modules linked, `npx tsc -p
  *    server/tsconfig.build.json`), its gateway runs the same phases, each phase alternating between the two.
  *    Then this gateway's key-cache lines of /metrics.
+ * --profile runs this checkout's gateway under `node --cpu-prof` and prints the top self time over the
+ * "new account, cold key" phase alone (bench/lib/profile-summary.mjs; the profile stays in the temp folder).
  * Keys and passwords are made here with @noble/curves (the ledger's scheme, deterministic: seeded scalars).
  */
 import { spawnSync } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,6 +41,7 @@ import { edwardsKeyOf, verifyLedgerSignature } from '../server/dist/crypto/curve
 import { ENTRY_BYTES, KEY_CACHE_BYTES, KeyCache } from '../server/dist/crypto/key-cache.js';
 import { inPrimeOrderSubgroup } from '../server/dist/crypto/subgroup.js';
 import { CLI, canPin, createRng, freePort, median, quantile, ROOT, runNode, startService } from './lib/common.mjs';
+import { formatSummary, summarizeProfile } from './lib/profile-summary.mjs';
 import { TRACING_OFF } from './lib/tracing.mjs';
 
 const { values: options } = parseArgs({
@@ -50,6 +53,7 @@ const { values: options } = parseArgs({
     store: { type: 'string', default: 'sqlite' },
     'warm-up': { type: 'string', default: '500' },
     'baseline-build': { type: 'string' },
+    profile: { type: 'boolean', default: false },
   },
 });
 const ACCOUNTS = Number(options.accounts);
@@ -304,7 +308,11 @@ async function target(label, cli, root, warmUp) {
     quiet: true,
     cwd: root,
   });
-  const t = { label, gateway: null };
+  const t = {
+    label,
+    gateway: null,
+    profileDir: options.profile && cli === CLI ? mkdtempSync(path.join(os.tmpdir(), 'cold-keys-profile-')) : null,
+  };
   t.start = async () => {
     const port = await freePort();
     t.gateway = await startService(label, [cli, 'serve'], {
@@ -312,7 +320,7 @@ async function target(label, cli, root, warmUp) {
       core: 0,
       cwd: root,
       env: { ...env, PORT: String(port) },
-      nodeArgs: ['--max-old-space-size=160'],
+      nodeArgs: ['--max-old-space-size=160', ...(t.profileDir ? ['--cpu-prof', '--cpu-prof-dir', t.profileDir] : [])],
     });
     running.add(t.gateway);
     await grants(t.gateway, warmUp);
@@ -358,7 +366,9 @@ async function main() {
         running.delete(t.gateway);
         await t.start();
       }
+      const startUs = Number(process.hrtime.bigint() / 1000n);
       const r = await grants(t.gateway, accounts);
+      if (index === 0 && t.profileDir) t.window = { startUs, endUs: Number(process.hrtime.bigint() / 1000n) };
       rows.push({ phase, target: t.label, ...r });
       log(`  ${phase}, ${t.label}: ${fmt(r.perSecond)} grants/s, ${fmt(r.cpuUsPerGrant)} µs CPU a grant`);
     }
@@ -382,6 +392,17 @@ async function main() {
     );
   }
   log(`\n/metrics of "now" after its restart and one pass:\n${metrics.join('\n')}`);
+  const profiled = targets.find((t) => t.window);
+  if (profiled) {
+    // The first process's profile (the restart writes a second one): the new-account phase's samples only.
+    const files = readdirSync(profiled.profileDir)
+      .filter((f) => f.endsWith('.cpuprofile'))
+      .sort();
+    const file = path.join(profiled.profileDir, files[0]);
+    log(
+      `\nprofile of "now", new account, cold key (${file}):\n${formatSummary(summarizeProfile(file, 20, profiled.window))}`,
+    );
+  }
   log(
     `\n${JSON.stringify({ perKey: perKeyRows, cacheEntryBytes, grants: rows, accounts: ACCOUNTS, store: options.store })}`,
   );
