@@ -42,7 +42,7 @@ export function edwardsKeyOf(publicKey: Uint8Array): Uint8Array | null {
   return numberToBytesLE(Fp.div(Fp.sub(u, 1n), Fp.add(u, 1n)), 32);
 }
 
-/** Converted keys by (key, sign bit): conversion and the subgroup check cost several verifications' worth. */
+/** Converted keys by (key, sign bit): the subgroup check and conversion cost about one verification more. */
 const keyCache = new KeyCache();
 
 /** The key cache's hits, misses and size in this process (read by the metrics). */

@@ -25,14 +25,14 @@
  * non-canonical encodings, random u on and off the curve). The caller refuses u ≥ p and bit 255 first: u
  * must be canonical, as the check compares bytes.
  *
- * Chosen by the figures (CPU per key, median of 5 rounds of 1,000 keys, process.cpuUsage, Node 20.20, this
- * 2-core machine; `node bench/cold-keys.mjs` measures them again):
- *   @noble/curves `Point.fromBytes` + `isTorsionFree` (what this replaces)      ≈ 1,060 µs
- *   libsodium-wrappers-sumo 0.8.4 `crypto_core_ed25519_is_valid_point` (WASM)  ≈ 108 µs, 2.2 MB of package,
+ * Chosen by the figures (CPU per key, medians of 3 rounds of 500–1,000 keys, process.cpuUsage, Node 20.20,
+ * this 2-core machine under other work; `node bench/cold-keys.mjs` measures the first and the last again):
+ *   @noble/curves `Point.fromBytes` + `isTorsionFree` (what this replaces)      960–1,570 µs
+ *   libsodium-wrappers-sumo 0.8.4 `crypto_core_ed25519_is_valid_point` (WASM)  94–108 µs, 2.2 MB of package,
  *     ≈ 100 ms to load and an async `ready`; the plain libsodium-wrappers build lacks the function
- *   sodium-native 5.1.0 `crypto_core_ed25519_is_valid_point` (native addon)    ≈ 45 µs, 18 MB of prebuilt
+ *   sodium-native 5.1.0 `crypto_core_ed25519_is_valid_point` (native addon)    42–45 µs, 18 MB of prebuilt
  *     binaries for 13 platforms, an addon loader made for another runtime (its engines field names Bare)
- *   node:crypto X25519 with the scalar above (this file)                        ≈ 47 µs, no dependency at all
+ *   node:crypto X25519 with the scalar above (this file)                        45–75 µs, no dependency at all
  * The native addon is no faster than OpenSSL's X25519, which ships with Node and is kept up by it.
  */
 import { createPrivateKey, createPublicKey, diffieHellman, type KeyObject } from 'node:crypto';
