@@ -384,11 +384,11 @@ async function main() {
 
   log(`\ngrants: ${fmt(ACCOUNTS)} accounts, ${options.concurrency} in flight, ${options.store}`);
   log(
-    `${'phase'.padEnd(26)}${'gateway'.padEnd(8)}${'grants/s'.padStart(10)}${'CPU µs'.padStart(9)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'RSS MB'.padStart(9)}`,
+    `${'phase'.padEnd(26)}${'gateway'.padEnd(8)}${'grants/s'.padStart(10)}${'CPU µs'.padStart(9)}${'p50 ms'.padStart(10)}${'p99 ms'.padStart(11)}${'RSS MB'.padStart(9)}`,
   );
   for (const r of rows) {
     log(
-      `${r.phase.padEnd(26)}${r.target.padEnd(8)}${fmt(r.perSecond).padStart(10)}${fmt(r.cpuUsPerGrant).padStart(9)}${fmt(r.p50, 2).padStart(9)}${fmt(r.p99, 2).padStart(9)}${fmt(r.rssMiB, 1).padStart(9)}`,
+      `${r.phase.padEnd(26)}${r.target.padEnd(8)}${fmt(r.perSecond).padStart(10)}${fmt(r.cpuUsPerGrant).padStart(9)}${fmt(r.p50, 2).padStart(10)}${fmt(r.p99, 2).padStart(11)}${fmt(r.rssMiB, 1).padStart(9)}`,
     );
   }
   log(`\n/metrics of "now" after its restart and one pass:\n${metrics.join('\n')}`);
