@@ -1,11 +1,13 @@
 /**
  * Prometheus metrics of one app: requests by operation and status with latency, token grants and refusals
  * by reason, database pool state, whether the Redis of the shared limits answers, open event streams and
- * connections with their refusals (metrics-limits.ts), and the process's own. Each app has its own registry.
+ * connections with their refusals (metrics-limits.ts), the ledger-key cache's hit rate (metrics-key-cache.ts),
+ * and the process's own. Each app has its own registry.
  */
 import client from 'prom-client';
 import type { CatalogueCache } from './domain/catalogue-cache.js';
 import type { ConnectionCounts } from './lib/connection-caps.js';
+import { registerKeyCacheMetrics } from './metrics-key-cache.js';
 import { type EventStreamSource, registerConnections, registerEventStreams } from './metrics-limits.js';
 import type { SharedLimits } from './shared-limits.js';
 import type { DatabaseWatch } from './store/availability.js';
@@ -118,6 +120,7 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
   }
   if (sources.eventStreams) registerEventStreams(registry, sources.eventStreams);
   if (sources.connections) registerConnections(registry, sources.connections);
+  registerKeyCacheMetrics(registry);
   return {
     contentType: registry.contentType,
     observeRequest: requests.observe,
