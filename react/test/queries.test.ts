@@ -7,7 +7,7 @@ import { GatewayError, signerFromSeed } from '@gateway/client';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
 import { gatewayKeys, useGatewayInfiniteQuery, useGatewayQuery } from '../src/index.js';
 import { type FakeGateway, fakeGateway, movement } from './support/gateway.js';
-import { renderHook, waitFor } from './support/render.js';
+import { acting, renderHook, waitFor } from './support/render.js';
 
 const signer = signerFromSeed(
   'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine',
@@ -79,7 +79,7 @@ describe('useGatewayInfiniteQuery', () => {
     expect(first?.url.searchParams.get('limit')).toBe('2');
     while (view.current.hasNextPage) {
       const pages = view.current.data?.pages.length ?? 0;
-      await view.current.fetchNextPage();
+      await acting(() => view.current.fetchNextPage());
       await waitFor('the next page', () => (view.current.data?.pages.length ?? 0) > pages);
     }
     const ids = view.current.data?.pages.flatMap((page) => page.items.map((item) => item.id));
@@ -98,7 +98,7 @@ describe('useGatewayInfiniteQuery', () => {
     const view = await renderHook(client, () => useGatewayInfiniteQuery('/v1/movements'));
     await waitFor('the first page', () => view.current.isSuccess);
     expect(view.current.hasNextPage).toBe(true);
-    await view.current.fetchNextPage();
+    await acting(() => view.current.fetchNextPage());
     await waitFor('the second page', () => view.current.data?.pages.length === 2);
     expect(view.current.hasNextPage).toBe(false);
     expect(gateway.movementRequests().map((r) => r.url.searchParams.get('after'))).toEqual([null, 'same']);

@@ -94,6 +94,10 @@ export async function fakeGateway(
         }),
       );
     }
+    if (pathname.startsWith('/v1/movements/')) {
+      const found = movements.find((m) => pathname === `/v1/movements/${m.id}`);
+      return withId(found ? json(200, found) : json(404, errorBody(10404, 'No movement of the account has this id.')));
+    }
     if (pathname === '/v1/events') {
       let own: ReadableStreamDefaultController<Uint8Array> | undefined;
       const body = new ReadableStream<Uint8Array>({

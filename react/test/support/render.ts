@@ -18,7 +18,8 @@ export interface Rendered<T> {
 export async function renderHook<T>(
   client: GatewayClient,
   hook: () => T,
-  queryClient = new QueryClient(),
+  // Every change re-renders: the test reads results after the render (tracked properties would miss them).
+  queryClient = new QueryClient({ defaultOptions: { queries: { notifyOnChangeProps: 'all' } } }),
 ): Promise<Rendered<T>> {
   let current: T | undefined;
   const Probe = () => {
@@ -46,4 +47,9 @@ export async function waitFor(what: string, check: () => boolean, timeoutMs = 50
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await act(() => new Promise((resolve) => setTimeout(resolve, 10)));
   }
+}
+
+/** Runs `action` (a sign-in, a click's work) in act, so that the updates it causes are rendered. */
+export function acting<T>(action: () => Promise<T>): Promise<T> {
+  return act(action);
 }
