@@ -22,9 +22,11 @@ import type { GetPath } from './gateway-paths.js';
 import { gatewayKeys } from './keys.js';
 import { useGatewayClient } from './provider.js';
 
+type QueryOf<P extends GetPath> = NonNullable<paths[P]['get']['parameters']['query']>;
+
 /** The paths whose GET is a cursor list (it takes `after`). */
 export type CursorPath = {
-  [P in GetPath]: paths[P]['get'] extends { parameters: { query?: { after?: string } } } ? P : never;
+  [P in GetPath]: [QueryOf<P>] extends [never] ? never : 'after' extends keyof QueryOf<P> ? P : never;
 }[GetPath];
 
 /** A page of a cursor list, as the spec gives it. */

@@ -52,11 +52,11 @@ describe('useAccountEvents', () => {
     await waitFor('the new movement in the list', () => view.current.list.data?.pages[0]?.items[0]?.id === fresh.id);
     expect(view.current.events.lastEvent).toMatchObject({ type: 'movement', id: '1' });
     // A change of a cached one: replaced in the list and in its own query.
-    const changed = movement(1, { status: 'failed' });
+    const changed = movement(1, { status: 'rejected' });
     gateway.send(frame(2, changed));
-    await waitFor('the change', () => view.current.one.data?.status === 'failed');
+    await waitFor('the change', () => view.current.one.data?.status === 'rejected');
     expect(ids(view.current.list.data?.pages)).toEqual([fresh.id, movement(0).id, movement(1).id]);
-    expect(view.current.list.data?.pages[0]?.items[2]?.status).toBe('failed');
+    expect(view.current.list.data?.pages[0]?.items[2]?.status).toBe('rejected');
 
     // The server ends the stream: reconnecting, then open again from the last event id.
     gateway.endStreams();
