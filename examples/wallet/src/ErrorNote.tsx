@@ -23,7 +23,7 @@ export function ErrorNote({ error }: { error: unknown }) {
     .join(', ');
   return (
     <div className="error" role="alert" data-kind={error.kind} data-status={error.status}>
-      <strong>{TITLES[error.kind]}</strong> ({facts}): {error.message}. Request id:{' '}
+      <strong>{TITLES[error.kind]}</strong> ({facts}): {error.body?.errors[0]?.message ?? error.message}. Request id:{' '}
       <code className="request-id">{error.requestId ?? 'none'}</code>
     </div>
   );
