@@ -29,14 +29,16 @@ export interface ServedWallet {
 /** Builds the wallet (its vite.config.ts) into a temporary folder and serves it with vite's preview server. */
 export async function serveWallet(): Promise<ServedWallet> {
   const outDir = mkdtempSync(path.join(tmpdir(), 'gateway-wallet-'));
-  // A production build, as `npm run build` makes it (vitest's NODE_ENV=test would give React's development one).
-  await build({
-    root: WALLET,
-    mode: 'production',
-    logLevel: 'error',
-    define: { 'process.env.NODE_ENV': JSON.stringify('production') },
-    build: { outDir, emptyOutDir: true },
-  });
+  // A production build, as `npm run build` makes it: vite and the React plugin read NODE_ENV, which vitest
+  // sets to `test` (React's development JSX against its production runtime would fail in the page).
+  const nodeEnv = process.env.NODE_ENV;
+  process.env.NODE_ENV = 'production';
+  try {
+    await build({ root: WALLET, mode: 'production', logLevel: 'error', build: { outDir, emptyOutDir: true } });
+  } finally {
+    if (nodeEnv === undefined) delete process.env.NODE_ENV;
+    else process.env.NODE_ENV = nodeEnv;
+  }
   const port = await freePort();
   const server: PreviewServer = await preview({
     root: WALLET,

@@ -38,6 +38,8 @@ describe.skipIf(!inject('chromium'))('the example wallet in headless Chromium', 
   let wallet: ServedWallet;
   let browser: Browser;
   const contexts: BrowserContext[] = [];
+  /** What the pages reported (uncaught errors, console errors), printed when a test fails. */
+  const pageErrors: string[] = [];
 
   beforeAll(async () => {
     [gateway, mock, wallet, browser] = await Promise.all([
@@ -86,8 +88,8 @@ describe.skipIf(!inject('chromium'))('the example wallet in headless Chromium', 
     const context = await browser.newContext();
     contexts.push(context);
     const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (error) => errors.push(String(error)));
+    page.on('pageerror', (error) => pageErrors.push(String(error)));
+    page.on('console', (message) => message.type() === 'error' && pageErrors.push(message.text()));
     await addProbes(page);
     await page.goto(`${wallet.url}/?${new URLSearchParams({ api, ...query })}`);
     return { context, page };
@@ -183,7 +185,10 @@ describe.skipIf(!inject('chromium'))('the example wallet in headless Chromium', 
     // token's expiry: they refresh in turn, and each adopts the other's pair.
     const until = Date.now() + 14_000;
     while (Date.now() < until) {
-      await Promise.all([first, second].map((tab) => tab.locator('#reload').click()));
+      // A sign-in revoked by a refresh token presented twice would sign both tabs out here.
+      const signedOut = await Promise.all([first, second].map((tab) => tab.locator('#sign-in-form').count()));
+      expect(signedOut, 'tabs signed out (first, second)').toEqual([0, 0]);
+      await Promise.all([first, second].map((tab) => tab.locator('#reload').click({ timeout: 5000 })));
       const tokens = await stored();
       if (tokens) refreshTokens.add(tokens.refreshToken);
       await new Promise((resolve) => setTimeout(resolve, 1000));
