@@ -84,8 +84,8 @@ interface Probes {
 }
 
 /** Records, in the page, the sign-in click, the first movement row after it, and each event's row (epoch ms). */
-export function addProbes(page: Page): Promise<void> {
-  return page.addInitScript(() => {
+export async function addProbes(page: Page): Promise<void> {
+  await page.addInitScript(() => {
     const probes = window as unknown as Probes;
     probes.__shown = {};
     document.addEventListener(
