@@ -5,7 +5,7 @@
  */
 import { GatewayError, signerFromSeed } from '@gateway/client';
 import { afterEach, describe, expect, expectTypeOf, it } from 'vitest';
-import { gatewayKeys, useGatewayInfiniteQuery, useGatewayQuery } from '../src/index.js';
+import { gatewayKeys, useGatewayInfiniteQuery, useGatewayMutation, useGatewayQuery } from '../src/index.js';
 import { type FakeGateway, fakeGateway, movement } from './support/gateway.js';
 import { acting, renderHook, waitFor } from './support/render.js';
 
@@ -121,5 +121,28 @@ describe('useGatewayInfiniteQuery', () => {
       useGatewayInfiniteQuery('/v1/addresses/{ledger_address}/trades/{amount_currency_id}/{price_currency_id}');
     };
     expect(never).toBeTypeOf('function');
+  });
+});
+
+describe('useGatewayMutation', () => {
+  it('posts to an operation of the spec, typed, and fails with a GatewayError', async () => {
+    const gateway = await started();
+    const view = await renderHook(gateway.client(), () => useGatewayMutation('post', '/v1/oauth2/revoke'));
+    const form = {
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      bodySerializer: (body: unknown) => new URLSearchParams(body as Record<string, string>).toString(),
+    };
+    await acting(() =>
+      view.current.mutateAsync({ body: { token: 'rt-1', token_type_hint: 'refresh_token' }, ...form }),
+    );
+    const revoke = gateway.requests.find((r) => r.url.pathname === '/v1/oauth2/revoke');
+    expect(new URLSearchParams(revoke?.body).get('token')).toBe('rt-1');
+    await gateway.close();
+    const failed = await acting(() =>
+      view.current.mutateAsync({ body: { token: 'rt-1' }, ...form }).catch((e: unknown) => e),
+    );
+    expect(failed).toBeInstanceOf(GatewayError);
+    expect(failed).toMatchObject({ kind: 'network' });
+    await view.unmount();
   });
 });

@@ -213,10 +213,17 @@ describe.skipIf(!inject('chromium'))('the example wallet in headless Chromium', 
     await expect(first.evaluate((k) => localStorage.getItem(k), key)).resolves.toBeNull();
   }, 60_000);
 
-  it('shows an error forced on the mock (Prefer), with its kind, on the list and on the live connection', async () => {
+  it('pages the mock to its end, and shows an error forced on it (Prefer) on the list and the live connection', async () => {
     const { page } = await open(mock.url);
     await signIn(page);
     await expect.poll(() => rows(page).count(), { timeout: 20_000 }).toBeGreaterThan(0);
+    // The mock pages to an end (its next_page example) without repeating a row.
+    const firstPage = await rows(page).count();
+    await page.locator('#more').click();
+    await expect.poll(() => rows(page).count(), { timeout: 20_000 }).toBeGreaterThan(firstPage);
+    await expect.poll(() => page.locator('#more').textContent()).toBe('No more');
+    const ids = await rows(page).evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-id')));
+    expect(new Set(ids).size).toBe(ids.length);
     await page.locator('#force-error').selectOption('code=503');
     const refusal = page.locator('#movements .error');
     await refusal.waitFor({ timeout: 20_000 });
