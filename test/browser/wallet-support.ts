@@ -1,6 +1,6 @@
 /**
  * What the wallet's browser test needs around the page: the wallet built by vite and served by vite's
- * preview server, the mock (scripts/mock-front.mjs before a Prism mock), and probes the test puts in the
+ * preview server, the mock (scripts/mock-front.mjs before the run's Prism mock), and probes the test puts in the
  * page before its scripts run (when the sign-in was clicked, when the first movement row and each event
  * appeared), so that the figures are the page's own clock.
  */
@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { build, type PreviewServer, preview } from 'vite';
 import { mockFront } from '../../scripts/mock-front.mjs';
-import { freePort, type RunningPrism, startPrism } from '../src/prism.js';
+import { freePort } from '../src/prism.js';
 import { spec } from '../src/spec.js';
 
 const WALLET = fileURLToPath(new URL('../../examples/wallet', import.meta.url));
@@ -62,17 +62,15 @@ export interface RunningMock {
   stop(): Promise<void>;
 }
 
-/** `npm run mock` as the test starts it: the front (failures on demand, paging that ends) before Prism. */
-export async function startMock(): Promise<RunningMock> {
-  const prism: RunningPrism = await startPrism({ kind: 'mock' });
-  const front: Server = mockFront({ upstream: prism.url, document: spec });
+/** `npm run mock` as the test starts it: the front (failures on demand, paging that ends) before `prism`. */
+export async function startMock(prism: string): Promise<RunningMock> {
+  const front: Server = mockFront({ upstream: prism, document: spec });
   await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(front.address() as AddressInfo).port}`,
     stop: async () => {
       front.closeAllConnections();
       await new Promise((resolve) => front.close(resolve));
-      await prism.stop();
     },
   };
 }

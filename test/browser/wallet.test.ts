@@ -1,7 +1,7 @@
 /**
  * The example wallet (examples/wallet: Vite + React + @gateway/react) as a user meets it, in headless
  * Chromium: built by vite and served from a local origin, against the real server (`serve --demo`) and
- * against the mock (scripts/mock-front.mjs before Prism). Sign-in and paging, terms and addresses, an
+ * against the mock (scripts/mock-front.mjs before the run's Prism mock). Sign-in and paging, terms and addresses, an
  * imported movement shown live, two tabs through refreshes of short-lived tokens and a sign-out reaching
  * the other tab, and an error forced on the mock shown with its kind. Screenshots of every page of a failed
  * test go to test-results/. Prints the figures: bundle size, sign-in click to first page, import to event.
@@ -44,7 +44,7 @@ describe.skipIf(!inject('chromium'))('the example wallet in headless Chromium', 
   beforeAll(async () => {
     [gateway, mock, wallet, browser] = await Promise.all([
       startGateway(),
-      startMock(),
+      startMock(inject('mockUrl')),
       serveWallet(),
       launchChromium(),
     ]);
