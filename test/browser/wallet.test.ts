@@ -1,10 +1,11 @@
 /**
  * The example wallet (examples/wallet: Vite + React + @gateway/react) as a user meets it, in headless
  * Chromium: built by vite and served from a local origin, against the real server (`serve --demo`) and
- * against the mock (scripts/mock-front.mjs before the run's Prism mock). Sign-in and paging, terms and addresses, an
- * imported movement shown live, two tabs through refreshes of short-lived tokens and a sign-out reaching
- * the other tab, and an error forced on the mock shown with its kind. Screenshots of every page of a failed
- * test go to test-results/. Prints the figures: bundle size, sign-in click to first page, import to event.
+ * against the mock (scripts/mock-front.mjs before the run's Prism mock). Sign-in and paging, terms and
+ * addresses, an imported movement shown live, two tabs through refreshes of short-lived tokens and a
+ * sign-out reaching the other tab, and an error forced on the mock shown with its kind. Screenshots of every
+ * page of a failed test go to test-results/. Prints the figures: bundle size, sign-in click to first page,
+ * import to event shown.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
