@@ -11,9 +11,17 @@ const DEMO_MOVEMENT = JSON.parse(
     '',
 ) as Record<string, unknown>;
 
-/** Imports a new movement of the demo account with the CLI, in another process (as a feed would). */
-export function importMovement(dataDir: string, status = 'in_progress', id: string = randomUUID()): Promise<string> {
-  const line = JSON.stringify({ ...DEMO_MOVEMENT, id, status, updated_at: new Date().toISOString() });
+/**
+ * Imports a new movement of the demo account with the CLI, in another process (as a feed would); `fields`
+ * override the demo movement's (`created_at` to place it first in the list, say).
+ */
+export function importMovement(
+  dataDir: string,
+  status = 'in_progress',
+  id: string = randomUUID(),
+  fields: Record<string, unknown> = {},
+): Promise<string> {
+  const line = JSON.stringify({ ...DEMO_MOVEMENT, id, status, updated_at: new Date().toISOString(), ...fields });
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'movements', 'import', '-'], {
       env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: `sqlite:${path.join(dataDir, 'gateway.db')}` },
