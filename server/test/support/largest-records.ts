@@ -174,6 +174,52 @@ export function cataloguesOverBounds(): Record<string, unknown> {
   };
 }
 
+/**
+ * One catalogue over every bound at once (each of its refusals is reported), and the entry and field each
+ * refusal names: a single load to show them all.
+ */
+export function catalogueOverEveryBound(): { catalogue: object; fields: string[] } {
+  const terms = { status: 'active', min: '0', max: '1' };
+  const offer = { platform_asset_id: 'a', deposit: terms };
+  const p0 = longPlatformId(0);
+  const platforms: object[] = Array.from({ length: BOUNDS.platforms + 1 }, (_, i) => ({
+    id: longPlatformId(i),
+    name: i === 0 ? 'n'.repeat(BOUNDS.platformName + 1) : 'n',
+    address_kind: i === 1 ? 'evm' : 'ledger',
+    ...(i === 1 ? { xpub: `xpub${'1'.repeat(BOUNDS.xpub - 3)}` } : {}),
+  }));
+  const currencies = Array.from({ length: BOUNDS.currencies + 1 }, (_, c) => ({
+    id: longCurrencyId(c),
+    chain_asset_id: c === 0 ? 'A'.repeat(BOUNDS.chainAssetId + 1) : 'A',
+    decimals: '8',
+    default_platform: p0,
+    platforms:
+      c === 1
+        ? Object.fromEntries(Array.from({ length: BOUNDS.platformsPerCurrency + 1 }, (_, i) => [longPlatformId(i), offer]))
+        : c === 2
+          ? { [p0]: { ...offer, platform_asset_id: 'a'.repeat(BOUNDS.platformAssetId + 1) } }
+          : c === 3
+            ? { [p0]: { ...offer, deposit: { ...terms, max: `1${' '.repeat(BOUNDS.catalogueDecimal)}` } } }
+            : { [p0]: offer },
+  }));
+  const staking = currencies.map((c) => ({ currency: c.id, apy: '1' }));
+  const named = (i: number) => `currencies[${i}] (${longCurrencyId(i)})`;
+  return {
+    catalogue: { platforms, currencies, staking },
+    fields: [
+      'platforms',
+      `platforms[0] (${p0}).name`,
+      `platforms[1] (${longPlatformId(1)}).xpub`,
+      'currencies',
+      `${named(0)}.chain_asset_id`,
+      `${named(1)}.platforms`,
+      `${named(2)}.platforms.${p0}.platform_asset_id`,
+      `${named(3)}.platforms.${p0}.deposit.max`,
+      'staking',
+    ],
+  };
+}
+
 /** A trade record one over the bound of its id. */
 export const tradeOverBounds = (base: ReturnType<typeof largestTrade>) => ({
   id: { ...base, id: 'i'.repeat(BOUNDS.tradeId + 1) },
