@@ -195,7 +195,9 @@ export function catalogueOverEveryBound(): { catalogue: object; fields: string[]
     default_platform: p0,
     platforms:
       c === 1
-        ? Object.fromEntries(Array.from({ length: BOUNDS.platformsPerCurrency + 1 }, (_, i) => [longPlatformId(i), offer]))
+        ? Object.fromEntries(
+            Array.from({ length: BOUNDS.platformsPerCurrency + 1 }, (_, i) => [longPlatformId(i), offer]),
+          )
         : c === 2
           ? { [p0]: { ...offer, platform_asset_id: 'a'.repeat(BOUNDS.platformAssetId + 1) } }
           : c === 3
