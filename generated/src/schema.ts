@@ -804,7 +804,12 @@ export interface components {
         };
         /**
          * CursorPageInfo
-         * @description Page information of the cursor-paged lists (movements, platforms, trades).
+         * @description Page information of the cursor-paged lists (movements, platforms, trades). A page holds at most `limit`
+         *     items and at most `x-page-bytes` bytes of JSON (262,144: 256 KiB, the whole body): it ends before the
+         *     item that would take it past that, with `has_next_page` true and a `last_cursor` that continues after
+         *     its last item, so that nothing is skipped. A page holds at least one item whenever one follows the
+         *     cursor (the bounds of each item keep it far smaller). Real pages stay well below: a page of 100
+         *     movements or 1,000 trades is some tens of KiB.
          * @example {
          *       "has_next_page": true,
          *       "last_cursor": "eyJrIjpbIkVUSCJdfQ"
@@ -1032,11 +1037,7 @@ export interface components {
          *     }
          */
         MovementTransaction: {
-            /**
-             * @description Transaction id on that platform.
-             * @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060
-             */
-            transaction_id: string;
+            transaction_id: components["schemas"]["TransactionId"];
             platform_id: components["schemas"]["PlatformId"];
         };
         /**
@@ -1098,12 +1099,8 @@ export interface components {
              * @example 2020-11-03T09:02:41.117Z
              */
             updated_at: string;
-            /**
-             * @description Recipient address (a ledger address for a deposit, an external address for a withdrawal).
-             * @example 3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36
-             */
-            recipient_address: string;
-            transactions: components["schemas"]["MovementTransaction"][];
+            recipient_address: components["schemas"]["RecipientAddress"];
+            transactions: components["schemas"]["MovementTransactions"];
         };
         /**
          * MovementList
@@ -1182,13 +1179,9 @@ export interface components {
             /** @constant */
             type: "platform";
             id: components["schemas"]["PlatformId"];
-            /**
-             * @description Platform name.
-             * @example Ethereum
-             */
-            name: string;
+            name: components["schemas"]["PlatformName"];
             /** @description Tickers of the currencies supported on the platform, in ascending order. */
-            currencies: components["schemas"]["CurrencyId"][];
+            currencies: components["schemas"]["CurrencyId"][] & components["schemas"]["ExchangeCurrencies"];
         };
         /**
          * PlatformList
@@ -1213,11 +1206,7 @@ export interface components {
          */
         Trade: {
             type: components["schemas"]["TradeType"];
-            /**
-             * @description Trade identifier (the ledger transaction id).
-             * @example E4dTtiN8GaiCJUY4WK8nFdCdiM5UdbX4jLKw1i3vCWWL
-             */
-            id: string;
+            id: components["schemas"]["TradeId"];
             /**
              * Format: date-time
              * @description Time of the trade, UTC with milliseconds.
@@ -1384,9 +1373,9 @@ export interface components {
             fee: components["schemas"]["FeedAmount"];
             created_at: components["schemas"]["FeedTime"];
             updated_at: components["schemas"]["FeedTime"];
-            /** @description Recipient address (a ledger address for a deposit, an external address for a withdrawal). */
-            recipient_address: string;
-            transactions: components["schemas"]["FeedTransaction"][];
+            recipient_address: components["schemas"]["RecipientAddress"];
+            /** @description Its transactions, at most as many as a Movement has (MovementTransactions). */
+            transactions: components["schemas"]["FeedTransaction"][] & components["schemas"]["MovementTransactions"];
         };
         /**
          * TradeRecord
@@ -1408,8 +1397,7 @@ export interface components {
          *     }
          */
         TradeRecord: {
-            /** @description Trade identifier (the ledger transaction id). */
-            id: string;
+            id: components["schemas"]["TradeId"];
             address: components["schemas"]["LedgerAddress"];
             amount_currency_id: components["schemas"]["CurrencyId"];
             price_currency_id: components["schemas"]["CurrencyId"];
@@ -1427,7 +1415,9 @@ export interface components {
          *     are platforms of the catalogue, each with deposit or withdrawal terms; its amounts have at most its decimals; min is at most max and fee_rate at
          *     most 1; an `evm` or `bitcoin` platform has an extended public key and a `ledger` one none; only a
          *     `bitcoin` platform has a network (and must); nothing takes a fee on a `ledger` platform; staking yields
-         *     are of catalogue currencies, with at most 8 decimals.
+         *     are of catalogue currencies, with at most 8 decimals. Every list and text has a maximum, beyond what a
+         *     real exchange needs (at most 100 platforms, 500 currencies, 16 platforms a currency), so that what the
+         *     catalogue answers stays small.
          * @example {
          *       "platforms": [
          *         {
@@ -1473,9 +1463,10 @@ export interface components {
          *     }
          */
         Catalogue: {
+            /** @description At most 100 (the real service has a handful). */
             platforms: components["schemas"]["CataloguePlatform"][];
-            currencies: components["schemas"]["CatalogueCurrency"][];
-            staking?: components["schemas"]["CatalogueStakingYield"][];
+            currencies: components["schemas"]["CatalogueCurrency"][] & components["schemas"]["ExchangeCurrencies"];
+            staking?: components["schemas"]["CatalogueStakingYield"][] & components["schemas"]["ExchangeCurrencies"];
         };
         /**
          * @description `password` for initial obtaining, `refresh_token` for reissue; anything else is refused with code 11300.
@@ -1518,22 +1509,28 @@ export interface components {
          */
         NoParameters: Record<string, never>;
         /**
+         * ChainAssetId
+         * @description Asset identifier of a currency on the exchange ledger (`WAVES` for the ledger's own token, else its
+         *     44-character asset id): at most 64 characters.
+         * @example 34N9YcEETLWn93qYQ64EsP1x89tSruJU44RrEMSXXEPJ
+         */
+        ChainAssetId: string;
+        /**
+         * PlatformAssetId
+         * @description Identifier of a currency on an external blockchain (a token contract, a denomination, or the native
+         *     coin's ticker): at most 128 characters.
+         * @example 0xdAC17F958D2ee523a2206206994597C13D831ec7
+         */
+        PlatformAssetId: string;
+        /**
          * CurrencyTerms
          * @description The terms of one currency on one platform, common to deposit and withdrawal.
          */
         CurrencyTerms: {
             id: components["schemas"]["CurrencyId"];
             platform_id: components["schemas"]["PlatformId"];
-            /**
-             * @description Asset identifier of the currency on the exchange ledger (`WAVES` for the ledger's own token).
-             * @example 34N9YcEETLWn93qYQ64EsP1x89tSruJU44RrEMSXXEPJ
-             */
-            chain_asset_id: string;
-            /**
-             * @description Identifier of the currency on the external blockchain (a token contract, or the native coin's ticker).
-             * @example 0xdAC17F958D2ee523a2206206994597C13D831ec7
-             */
-            platform_asset_id: string;
+            chain_asset_id: components["schemas"]["ChainAssetId"];
+            platform_asset_id: components["schemas"]["PlatformAssetId"];
             /**
              * @description Number of decimal places of the currency on the exchange.
              * @example 6
@@ -1557,6 +1554,54 @@ export interface components {
          */
         MovementDirection: "deposit" | "withdrawal";
         /**
+         * RecipientAddress
+         * @description Recipient address of a movement (a ledger address for a deposit, an external address for a
+         *     withdrawal): 1 to 128 characters, room for any blockchain's address.
+         * @example 3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36
+         */
+        RecipientAddress: string;
+        /**
+         * TransactionId
+         * @description A transaction's id on its platform: 1 to 128 letters, digits, `_` or `-`, after an optional `0x`
+         *     prefix (at most 130 characters).
+         * @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060
+         */
+        TransactionId: string;
+        /**
+         * MovementTransactions
+         * @description The transactions that carried a movement: at most 16. The real service shows one on each side of a
+         *     movement (the external platform's and the ledger's: two); 16 leaves room for a movement paid in parts
+         *     while keeping a movement, and so a page of them, small. A feed record with more is refused.
+         * @example [
+         *       {
+         *         "transaction_id": "9f1c0c4b1f7e6c7a3fa0a8a1d2e5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3",
+         *         "platform_id": "BTC"
+         *       },
+         *       {
+         *         "transaction_id": "E4dTtiN8GaiCJUY4WK8nFdCdiM5UdbX4jLKw1i3vCWWL",
+         *         "platform_id": "WAVES"
+         *       }
+         *     ]
+         */
+        MovementTransactions: components["schemas"]["MovementTransaction"][];
+        /**
+         * PlatformName
+         * @description A platform's name, at most 64 characters.
+         * @example Ethereum
+         */
+        PlatformName: string;
+        /**
+         * ExchangeCurrencies
+         * @description A list of currencies of the exchange (the catalogue's, or those of one platform): at most 500. The real
+         *     service's gateway lists a few dozen; 500 keeps the catalogue, and a platform's list of currencies, small.
+         *     Only the bound: each list says what its items are.
+         * @example [
+         *       "USDT",
+         *       "WAVES"
+         *     ]
+         */
+        ExchangeCurrencies: unknown;
+        /**
          * TradeType
          * @description `buy` or `sell`, from the address's side.
          * @example buy
@@ -1564,12 +1609,18 @@ export interface components {
          */
         TradeType: "buy" | "sell";
         /**
+         * TradeId
+         * @description A trade's identifier (the ledger transaction id), 1 to 128 letters, digits, `_` or `-`.
+         * @example E4dTtiN8GaiCJUY4WK8nFdCdiM5UdbX4jLKw1i3vCWWL
+         */
+        TradeId: string;
+        /**
          * FeedAmount
          * Format: decimal
          * @description Not an API resource: an amount in a feed record, in whole currency units. A non-negative decimal of at
-         *     most 30 integer and 18 fractional digits, without exponent. Prefer a string (`"0.0128"`), which stays
-         *     exact; a JSON number is read as its shortest decimal text, so `1e-7` is refused. On import the amount may
-         *     not have more decimals than its currency.
+         *     most 30 integer and 18 fractional digits, without exponent (as text, at most 49 characters). Prefer a
+         *     string (`"0.0128"`), which stays exact; a JSON number is read as its shortest decimal text, so `1e-7`
+         *     is refused. On import the amount may not have more decimals than its currency.
          * @example 0.0128
          */
         FeedAmount: string | number;
@@ -1577,22 +1628,22 @@ export interface components {
          * FeedTime
          * Format: date-time
          * @description Not an API resource: a time in a feed record: an ISO 8601 date-time with a time zone (`Z` or `±hh:mm`)
-         *     and at most 9 fractional digits of a second. Stored and served in UTC with milliseconds.
+         *     and at most 9 fractional digits of a second (at most 35 characters). Stored and served in UTC with
+         *     milliseconds.
          * @example 2020-11-03T10:34:02.630+02:00
          */
         FeedTime: string;
         /**
          * FeedTransaction
-         * @description Not an API resource: a transaction of a movement record, served as a MovementTransaction. Its id is
-         *     1 to 128 letters, digits, `_` or `-`, after an optional `0x` prefix.
+         * @description Not an API resource: a transaction of a movement record, served as a MovementTransaction (no other
+         *     field is allowed).
          * @example {
          *       "transaction_id": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
          *       "platform_id": "ETH"
          *     }
          */
         FeedTransaction: {
-            /** @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 */
-            transaction_id: string;
+            transaction_id: components["schemas"]["TransactionId"];
             platform_id: components["schemas"]["PlatformId"];
         };
         /**
@@ -1624,7 +1675,7 @@ export interface components {
          */
         CataloguePlatform: {
             id: components["schemas"]["PlatformId"];
-            name: components["schemas"]["CatalogueText"];
+            name: components["schemas"]["CatalogueText"] & components["schemas"]["PlatformName"];
             address_kind: components["schemas"]["AddressKind"];
             /**
              * @description The network of a `bitcoin` platform (required there, and nowhere else).
@@ -1632,8 +1683,9 @@ export interface components {
              */
             network?: "mainnet" | "testnet";
             /**
-             * @description Extended public key (BIP32, `xpub…` or `tpub…`) that deposit addresses derive from; required for
-             *     `evm` and `bitcoin`, never given for `ledger`. Never a private key.
+             * @description Extended public key (BIP32, `xpub…` or `tpub…`: 82 bytes in base58, at most 112 characters) that
+             *     deposit addresses derive from; required for `evm` and `bitcoin`, never given for `ledger`. Never a
+             *     private key.
              */
             xpub?: string;
         };
@@ -1641,7 +1693,7 @@ export interface components {
          * CatalogueDecimal
          * Format: decimal
          * @description Not an API resource: an amount of the catalogue, as text: a non-negative decimal of at most 30 integer
-         *     and 18 fractional digits, without exponent (`0.001`).
+         *     and 18 fractional digits, without exponent (`0.001`; at most 49 characters).
          * @example 0.001
          */
         CatalogueDecimal: string;
@@ -1681,7 +1733,7 @@ export interface components {
          *     }
          */
         CatalogueOffer: {
-            platform_asset_id: components["schemas"]["CatalogueText"];
+            platform_asset_id: components["schemas"]["CatalogueText"] & components["schemas"]["PlatformAssetId"];
             deposit?: components["schemas"]["CatalogueTerms"];
             withdrawal?: components["schemas"]["CatalogueTerms"];
         };
@@ -1707,11 +1759,11 @@ export interface components {
          */
         CatalogueCurrency: {
             id: components["schemas"]["CurrencyId"];
-            chain_asset_id: components["schemas"]["CatalogueText"];
+            chain_asset_id: components["schemas"]["CatalogueText"] & components["schemas"]["ChainAssetId"];
             /** @description Number of decimal places, 0 to 18 (as text). */
             decimals: string;
             default_platform: components["schemas"]["PlatformId"];
-            /** @description Its terms by platform id. */
+            /** @description Its terms by platform id, on 1 to 16 platforms (the real service's currencies are on a few). */
             platforms: {
                 [key: string]: components["schemas"]["CatalogueOffer"];
             };

@@ -103,6 +103,11 @@ const settings = {
   overloadEventLoopDelayMs: { type: 'integer', minimum: 0, maximum: 60_000, default: 0 },
   /** Shed requests while the heap in use is above this share of the heap limit (percent); 0: never for it. */
   overloadHeapPercent: { type: 'integer', minimum: 0, maximum: 100, default: 90 },
+  /**
+   * Shed requests while the answers handed to their connections and not yet written to the network (clients
+   * that read slowly, or not at all) hold more than this (MiB); 0: never for it.
+   */
+  overloadUnsentMib: { type: 'integer', minimum: 0, maximum: 65_536, default: 64 },
   /** A port of its own for GET /metrics (the API's port then answers 404 there); 0: on the API's port. */
   metricsPort: { type: 'integer', minimum: 0, maximum: 65535, default: 0 },
   /** Interface of the metrics port. */
