@@ -90,7 +90,11 @@ async function recordAsBefore(trx, events, postgres) {
       select account, movement_id, document, created_at
       from json_populate_recordset(null::movement_events, ${JSON.stringify(rows)}::json)`.execute(trx);
   } else {
-    for (let i = 0; i < rows.length; i += 2000) await trx.insertInto('movement_events').values(rows.slice(i, i + 2000)).execute();
+    for (let i = 0; i < rows.length; i += 2000)
+      await trx
+        .insertInto('movement_events')
+        .values(rows.slice(i, i + 2000))
+        .execute();
   }
 }
 
@@ -108,9 +112,11 @@ async function measure(kind, accounts) {
       for (const side of sides) {
         const { store } = side === 'now' ? now : before;
         const started = process.hrtime.bigint();
-        await store.db.transaction().execute((trx) =>
-          side === 'now' ? recordMovementEvents(trx, events) : recordAsBefore(trx, events, postgres),
-        );
+        await store.db
+          .transaction()
+          .execute((trx) =>
+            side === 'now' ? recordMovementEvents(trx, events) : recordAsBefore(trx, events, postgres),
+          );
         times[side].push(Number(process.hrtime.bigint() - started) / 1000 / BATCH);
       }
     }
@@ -129,7 +135,9 @@ async function measure(kind, accounts) {
   return row;
 }
 
-console.log(`${BATCHES} batches of ${BATCH} events each side, alternating; medians of the second half; load ${os.loadavg()[0].toFixed(2)}`);
+console.log(
+  `${BATCHES} batches of ${BATCH} events each side, alternating; medians of the second half; load ${os.loadavg()[0].toFixed(2)}`,
+);
 for (const kind of options['skip-pg'] ? ['sqlite'] : ['sqlite', 'postgres']) {
   for (const accounts of [10_000, 10]) await measure(kind, accounts);
 }

@@ -92,10 +92,10 @@ if (/^postgres(ql)?:/i.test(url)) {
   const events = `insert into movement_events (account, account_seq, movement_id, document, created_at)
     select account, account_seq, movement_id, document, created_at
     from json_populate_recordset(null::movement_events, $1::json)`;
-  const ids = `insert into event_accounts (account, last_id, legacy_through)
-    select account, last_id, 0 from json_populate_recordset(null::event_accounts, $1::json)
-    on conflict (account) do update set last_id = event_accounts.last_id + excluded.last_id
-    returning account, last_id`;
+  const raise = `update event_accounts e set last_id = e.last_id + x.n
+    from unnest($1::text[], $2::bigint[]) as x(account, n) where e.account = x.account
+    returning e.account, e.last_id`;
+  const first = 'insert into event_accounts (account, last_id) select * from unnest($1::text[], $2::bigint[])';
   for await (const batch of batches()) {
     await client.query('begin');
     const written = new Set((await client.query(upsert, [JSON.stringify(batch)])).rows.map((r) => r.id));
@@ -104,11 +104,15 @@ if (/^postgres(ql)?:/i.test(url)) {
     const recorded = batch.filter((r) => written.has(r.id));
     const counts = new Map();
     for (const r of recorded) counts.set(r.account, (counts.get(r.account) ?? 0) + 1);
-    const drawn = [...counts].map(([account, n]) => ({ account, last_id: n }));
     const next = new Map();
-    if (drawn.length > 0) {
-      for (const r of (await client.query(ids, [JSON.stringify(drawn)])).rows) {
+    if (counts.size > 0) {
+      for (const r of (await client.query(raise, [[...counts.keys()], [...counts.values()]])).rows) {
         next.set(r.account, Number(r.last_id) - counts.get(r.account) + 1);
+      }
+      const missing = [...counts.keys()].filter((a) => !next.has(a));
+      if (missing.length > 0) {
+        await client.query(first, [missing, missing.map((a) => counts.get(a))]);
+        for (const a of missing) next.set(a, 1);
       }
     }
     const eventRows = recorded.map((r) => {

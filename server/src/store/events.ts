@@ -6,7 +6,7 @@
  * rolled-back transaction takes its ids back with it): it is the event's id, what a client sees and resumes
  * from, and tells it nothing of other accounts. Both are drawn in the same transaction, in the same order,
  * so within an account they grow together: a reader that follows `seq` hands out each account's ids in
- * order. `event_accounts` keeps each account's last id (migration 0008, event-ids-migration.ts).
+ * order. `event_accounts` keeps each account's last id (event-ids.ts; migration 0008, event-ids-migration.ts).
  *
  * **Order rule.** A reader resumes from the highest `seq` it has read (`seq > last`), so a lower `seq` must
  * never become visible after a higher one. SQLite has one writer at a time, so sequence order is commit
@@ -19,6 +19,7 @@
  * rows of `event_accounts` are only ever updated under it, so writers never wait on each other's rows there.
  */
 import { type Kysely, sql, type Transaction } from 'kysely';
+import { drawEventIds } from './event-ids.js';
 import { isPostgres, withRows } from './rows.js';
 import type { Database } from './schema.js';
 
@@ -43,12 +44,11 @@ export interface EventRecord {
 }
 
 const EVENT_COLUMNS = ['account', 'account_seq', 'movement_id', 'document', 'created_at'] as const;
-const ACCOUNT_COLUMNS = ['account', 'last_id', 'legacy_through'] as const;
 
 /**
  * Records `events` in `trx`, the transaction of the write they announce, in order (see the order rule): each
- * account's ids are drawn in one statement for the whole batch (an upsert of its count, returning its new
- * last id), then the events are inserted with them, in the order given.
+ * account's ids are drawn for the whole batch at once (event-ids.ts), then the events are inserted with them,
+ * in the order given (the order their `seq` is drawn in).
  */
 export async function recordMovementEvents(trx: Transaction<Database>, events: readonly EventRecord[]): Promise<void> {
   if (events.length === 0) return;
@@ -58,19 +58,7 @@ export async function recordMovementEvents(trx: Transaction<Database>, events: r
   }
   const counts = new Map<string, number>();
   for (const { account } of events) counts.set(account, (counts.get(account) ?? 0) + 1);
-  const next = new Map<string, number>();
-  const drawn = [...counts].map(([account, n]) => ({ account, last_id: n, legacy_through: 0 }));
-  for (const values of withRows(trx, 'event_accounts', ACCOUNT_COLUMNS, drawn)) {
-    const lasts = await values(trx.insertInto('event_accounts'))
-      .onConflict((oc) =>
-        oc.column('account').doUpdateSet((eb) => ({
-          last_id: eb(eb.ref('event_accounts.last_id'), '+', eb.ref('excluded.last_id')),
-        })),
-      )
-      .returning(['account', 'last_id'])
-      .execute();
-    for (const { account, last_id } of lasts) next.set(account, Number(last_id) - (counts.get(account) ?? 0) + 1);
-  }
+  const next = await drawEventIds(trx, counts);
   const rows = events.map((e) => {
     const id = next.get(e.account) ?? 0;
     next.set(e.account, id + 1);
