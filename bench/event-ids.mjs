@@ -44,7 +44,11 @@ async function storeAt(kind, to) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'event-ids-bench-'));
     const store = openStore(`sqlite:${path.join(dir, 'bench.db')}`);
     await migrate(store, to);
-    return { store, close: async () => (await store.close(), rmSync(dir, { recursive: true, force: true })) };
+    const close = async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    return { store, close };
   }
   const schema = `bench_ids_${randomBytes(5).toString('hex')}`;
   const admin = openStore(PG_URL);

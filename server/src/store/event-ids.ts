@@ -42,7 +42,7 @@ async function raisedOnPostgres(trx: Transaction<Database>, counts: ReadonlyMap<
     await sql`insert into event_accounts (account, last_id) select * from unnest(${first}::text[], ${ns}::bigint[])`.execute(
       trx,
     );
-    first.forEach((account, i) => lasts.push({ account, last: ns[i] ?? 0 }));
+    for (const [i, account] of first.entries()) lasts.push({ account, last: ns[i] ?? 0 });
   }
   return lasts;
 }

@@ -146,7 +146,10 @@ export interface MovementEventTable {
   created_at: string;
 }
 
-/** The highest `seq` pruned (one row): a resume from below it has missed events that are gone. */
+/**
+ * The highest `seq` pruned (one row), raised to at least 10^15 by migration 0008: the previous release's
+ * resumes from below it get a reset (this release resumes by each account's ids instead).
+ */
 export interface EventRetentionTable {
   id: number;
   pruned_through: number;
