@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 /**
- * What each account's own event ids (migration 0008, server/src/store/events.ts) cost a feed import: the
+ * What each account's own event ids (migration 0009, server/src/store/events.ts) cost a feed import: the
  * events of a batch recorded as the release before did (the lock, then one insert; a database migrated to
- * 0007) and as this one does (the lock, one upsert of each account's count in `event_accounts` returning its
- * last id, then the insert with the ids; a database migrated to the end, through the built store's own
+ * the migration before 0009) and as this one does (the lock, each account's ids drawn in `event_accounts`,
+ * then the insert with the ids; a database migrated to the end, through the built store's own
  * `recordMovementEvents`), batch by batch in turn on the same kind of database, each batch one transaction.
  * Batches of the CLI's default size (5,000) spread over 10,000 accounts as `bench/data.mjs` spreads them
  * (about 3,900 accounts a batch: the upsert's worst case), and over 10 accounts (its best).
@@ -103,8 +103,9 @@ async function recordAsBefore(trx, events, postgres) {
 }
 
 async function measure(kind, accounts) {
-  const before = await storeAt(kind, '0007_movement_events');
-  const now = await storeAt(kind, Object.keys(migrations).sort().at(-1));
+  const names = Object.keys(migrations).sort();
+  const before = await storeAt(kind, names.filter((name) => name < '0009_account_event_ids').at(-1));
+  const now = await storeAt(kind, names.at(-1));
   const postgres = kind === 'postgres';
   const rng = createRng(`event-ids/${kind}/${accounts}`);
   const times = { before: [], now: [] };

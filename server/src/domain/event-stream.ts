@@ -13,7 +13,7 @@ import type { Caller, Revoked } from './token-settings.js';
 /**
  * A stream of the caller's events: from `lastEventId` when given (the events it missed, then live ones; a
  * `reset` event when they are no longer kept, or the id was never issued to this account, or was one of the
- * server-wide ids of before migration 0008 other than the last), else from now. It ends when the
+ * server-wide ids of before migration 0009 other than the last), else from now. It ends when the
  * caller's access token expires (a timer, and a check before every event and heartbeat), when its sign-in
  * is revoked (`AccountEvents.endSignIn`, as soon as this instance learns of it, and the same checks), or when
  * the instance closes. Refused (429, 503) when the account or the instance holds as many streams as it may.

@@ -1,5 +1,5 @@
 /**
- * Migration 0008: each account's events get ids of their own (`movement_events.account_seq`), 1, 2, 3… in
+ * Migration 0009: each account's events get ids of their own (`movement_events.account_seq`), 1, 2, 3… in
  * the order of its events, so that an id tells an account nothing of the others' activity (before, the id
  * was `seq`, one count for the whole server). `event_accounts` keeps each account's last id, drawn in the
  * transaction that records the events (store/events.ts), and `legacy_through`, below which an id was one

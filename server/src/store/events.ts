@@ -6,7 +6,7 @@
  * rolled-back transaction takes its ids back with it): it is the event's id, what a client sees and resumes
  * from, and tells it nothing of other accounts. Both are drawn in the same transaction, in the same order,
  * so within an account they grow together: a reader that follows `seq` hands out each account's ids in
- * order. `event_accounts` keeps each account's last id (event-ids.ts; migration 0008, event-ids-migration.ts).
+ * order. `event_accounts` keeps each account's last id (event-ids.ts; migration 0009, event-ids-migration.ts).
  *
  * **Order rule.** A reader resumes from the highest `seq` it has read (`seq > last`), so a lower `seq` must
  * never become visible after a higher one. SQLite has one writer at a time, so sequence order is commit
@@ -92,7 +92,7 @@ export async function eventPositions(db: Kysely<Database>): Promise<{ latest: nu
 
 /**
  * The events after `after` up to `through` (inclusive; null: all of them), by `seq`, oldest first: of
- * `accounts` only, or of every account when it is null. (Events of before migration 0008, without an id of
+ * `accounts` only, or of every account when it is null. (Events of before migration 0009, without an id of
  * their account, are not handed out: an instance's reader starts after them.)
  */
 export async function eventsBetween(

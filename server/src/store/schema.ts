@@ -138,7 +138,7 @@ export interface MovementEventTable {
   account: string;
   /**
    * The event's id: 1, 2, 3… for each account, in `seq` order (store/events.ts). Null only on events recorded
-   * before migration 0008 (a trigger numbers those the previous release records after it).
+   * before migration 0009 (a trigger numbers those the previous release records after it).
    */
   account_seq: number | null;
   movement_id: string;
@@ -147,7 +147,7 @@ export interface MovementEventTable {
 }
 
 /**
- * The highest `seq` pruned (one row), raised to at least 10^15 by migration 0008: the previous release's
+ * The highest `seq` pruned (one row), raised to at least 10^15 by migration 0009: the previous release's
  * resumes from below it get a reset (this release resumes by each account's ids instead).
  */
 export interface EventRetentionTable {
@@ -155,7 +155,7 @@ export interface EventRetentionTable {
   pruned_through: number;
 }
 
-/** Each account's last event id, and the ids below which were the server-wide ones of before (migration 0008). */
+/** Each account's last event id, and the ids below which were the server-wide ones of before (migration 0009). */
 export interface EventAccountTable {
   account: string;
   last_id: number;

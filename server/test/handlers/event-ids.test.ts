@@ -3,7 +3,7 @@
  * stream starts at 0 and its first event is 1 whatever other accounts' imports do, on this instance and on
  * another; a resume is exact; an id beyond the account's last (far ahead, another account's, one the
  * previous release handed out after the upgrade) gets a `reset` at the account's own last id; a pruned
- * stretch gets a `reset` where the kept events begin. Across the upgrade (migration 0008) a client holding
+ * stretch gets a `reset` where the kept events begin. Across the upgrade (migration 0009) a client holding
  * the server-wide id of its last position resumes exactly, an older one gets a `reset`.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -24,6 +24,12 @@ import { signIn, type TestApp, testApp } from '../support/app.js';
 import { createTestStore, DATABASES, type TestStore } from '../support/databases.js';
 import { ledgerUser, me, someoneElse } from '../support/signers.js';
 import { Sse } from '../support/sse.js';
+
+/** The last migration of the release before each account's event ids: its schema, and what it writes. */
+const PREVIOUS_RELEASE = Object.keys(migrations)
+  .sort()
+  .filter((name) => name < '0009_account_event_ids')
+  .at(-1) as string;
 
 const demoLine = JSON.parse(readFileSync(demoFiles.movements, 'utf8').split('\n')[0] ?? '{}');
 const movement = (account: string, id: string, status = 'pending_approval'): MovementRecord => ({
@@ -190,7 +196,7 @@ describe.each(DATABASES)('event ids across the upgrade on %s', (kind) => {
       provider: { getMigrations: async () => migrations },
       ...(schema ? { migrationTableSchema: schema } : {}),
     });
-    expect((await migrator.migrateTo('0007_movement_events')).error).toBeUndefined();
+    expect((await migrator.migrateTo(PREVIOUS_RELEASE)).error).toBeUndefined();
     // The previous release recorded 5 events, 3 of them the demo account's (ids 1, 3 and 5 for its clients).
     for (let i = 1; i <= m; i++) {
       await sql`insert into movement_events (account, movement_id, document, created_at)

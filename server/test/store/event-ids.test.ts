@@ -1,5 +1,5 @@
 /**
- * The events' ids are each account's own (store/events.ts, migration 0008): 1, 2, 3… in the order of the
+ * The events' ids are each account's own (store/events.ts, migration 0009): 1, 2, 3… in the order of the
  * account's events, whatever other accounts' imports do, without gaps (a refused batch takes its ids back)
  * and without duplicates under concurrent writers; across the upgrade, accounts that may hold a server-wide
  * id go on from the server's count, and what the previous release still writes is numbered by a trigger.
@@ -13,6 +13,12 @@ import { upsertMovements } from '../../src/store/movements.js';
 import { isPostgres } from '../../src/store/rows.js';
 import type { Database, MovementRecord } from '../../src/store/schema.js';
 import { createTestStore, DATABASES } from '../support/databases.js';
+
+/** The last migration of the release before each account's event ids: its schema, and what it writes. */
+const PREVIOUS_RELEASE = Object.keys(migrations)
+  .sort()
+  .filter((name) => name < '0009_account_event_ids')
+  .at(-1) as string;
 
 const movement = (account: string, id: string, status = 'confirmed'): MovementRecord => ({
   id,
@@ -43,7 +49,7 @@ async function eventsOf(db: Kysely<Database>, account: string): Promise<{ seq: n
 
 const oneTo = (n: number) => Array.from({ length: n }, (_, i) => i + 1);
 
-/** An event as the release before 0008 recorded it: no id of its account (its lock taken on PostgreSQL). */
+/** An event as the release before 0009 recorded it: no id of its account (its lock taken on PostgreSQL). */
 async function recordAsPreviousRelease(db: Kysely<unknown>, account: string, movementId: string): Promise<number> {
   return db.transaction().execute(async (trx) => {
     if (isPostgres(db)) {
@@ -148,7 +154,7 @@ describe.each(DATABASES)('account event ids on %s', (kind) => {
         provider: { getMigrations: async () => migrations },
         ...(schema ? { migrationTableSchema: schema } : {}),
       });
-      expect((await migrator.migrateTo('0007_movement_events')).error).toBeUndefined();
+      expect((await migrator.migrateTo(PREVIOUS_RELEASE)).error).toBeUndefined();
       // The release before: one count for the server.
       for (let i = 0; i < 5; i++) await recordAsPreviousRelease(untyped, i % 2 ? 'old-a' : 'old-b', `old-${i}`);
       await sql`insert into token_families (id, account, created_at) values ('f1', 'old-signed-in', ${new Date().toISOString()})`.execute(
