@@ -394,18 +394,25 @@ export interface paths {
          *     `GET /v1/movements/{id}` (schema `MovementEvent`). `event: reset`: see reconnecting (schema
          *     `ResetEvent`). Clients ignore kinds they do not know: more may be added.
          *
-         *     **Ids.** Every event has an `id`, a decimal integer that grows with every event of the server (not only
-         *     the account's: ids of one account have gaps). The stream starts with an `id:` line and no data: the
-         *     position it starts from (a browser's `EventSource` takes it as its last event id without firing an
-         *     event), so that a reconnect never misses what happened meanwhile. Events are sent in id order.
+         *     **Ids.** Every event has an `id`, a decimal integer that counts the account's own events: its first
+         *     event is `1` and each next one is one more, without gaps. Other accounts' events never move it, so an
+         *     id, a position and a `reset` tell nothing of anyone else's activity. The stream starts with an `id:`
+         *     line and no data: the position it starts from, the account's last id (`0` before its first event; a
+         *     browser's `EventSource` takes it as its last event id without firing an event), so that a reconnect
+         *     never misses what happened meanwhile. Events are sent in id order. (An account that had events or a
+         *     sign-in when the server began counting each account's events on its own, an upgrade, goes on from the
+         *     server-wide count of that moment instead of from 1.)
          *
          *     **Reconnecting.** A client that reconnects with `Last-Event-ID: <id>` (the header `EventSource` sends;
          *     or the `last_event_id` query parameter for clients that cannot set headers) receives every event of
          *     the account after that id that it missed, in order, then live events. Events are kept for 24 hours
-         *     (the retention window): an id older than that, or one this server never issued, is answered with
-         *     one `reset` event (whose `id` is the position the stream goes on from), after which the client should
-         *     re-read `GET /v1/movements`. A malformed id is a 400 (code 10201). Without an id the stream starts with
-         *     what happens from now on.
+         *     (the retention window). When the events after the id are not all kept, one `reset` event comes first
+         *     (reason `expired`; its `id` is the one before the oldest kept event, which follow): the id is older
+         *     than the window, or it was handed out before the upgrade above (all but the last position of that
+         *     time). An id beyond the account's last id (one it was never given: another account's, or made up) is
+         *     answered with one `reset` event (reason `unknown`) whose `id` is the account's last id. After a
+         *     `reset` the client should re-read `GET /v1/movements`. A malformed id is a 400 (code 10201). Without an
+         *     id the stream starts with what happens from now on.
          *
          *     **Keeping the connection.** A comment line (`: heartbeat`) is sent every 15 seconds, so that proxies
          *     do not close an idle connection; the answer carries `Cache-Control: no-store` and
@@ -1142,10 +1149,10 @@ export interface components {
         MovementEvent: components["schemas"]["Movement"];
         /**
          * ResetEvent
-         * @description The `data` of an event of kind `reset` of `GET /v1/events`: the `Last-Event-ID` the client resumed from
-         *     is older than the retention window (24 hours), or is not one this server issued, so the events after it
-         *     can no longer be sent. The client re-reads what it keeps (`GET /v1/movements`) and goes on from this
-         *     event's `id`; live events follow.
+         * @description The `data` of an event of kind `reset` of `GET /v1/events`: the events after the `Last-Event-ID` the
+         *     client resumed from can no longer all be sent (older than the retention window, 24 hours), or that id is
+         *     not one of the account's, so the client re-reads what it keeps (`GET /v1/movements`) and goes on from this
+         *     event's `id`, an id of the account's own events; the events after it follow.
          * @example {
          *       "type": "reset",
          *       "reason": "expired"
@@ -1155,7 +1162,7 @@ export interface components {
             /** @constant */
             type: "reset";
             /**
-             * @description `expired`: older than the retention window; `unknown`: an id this server never issued.
+             * @description `expired`: events after the id are no longer kept (older than the retention window, or an id of before the server counted each account's events on its own); `unknown`: beyond the account's last id, never given to this account.
              * @enum {string}
              */
             reason: "expired" | "unknown";
@@ -2714,7 +2721,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description The `id` of the last event the client received; the stream resumes after it.
+                 * @description The `id` of the last event the client received (an id of the account's own events); the stream resumes after it.
                  * @example 1042
                  */
                 "Last-Event-ID"?: string;

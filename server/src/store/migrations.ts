@@ -9,6 +9,7 @@
  */
 import { type Kysely, type Migration, sql } from 'kysely';
 // Which database a migration runs on, for the few statements the two write differently.
+import { accountEventIds } from './event-ids-migration.js';
 import { isPostgres } from './rows.js';
 
 const initial: Migration = {
@@ -315,4 +316,5 @@ export const migrations: Record<string, Migration> = {
   '0006_revocations': revocations,
   '0007_movement_events': movementEvents,
   '0008_account_sign_outs': signOuts,
+  '0009_account_event_ids': accountEventIds,
 };
