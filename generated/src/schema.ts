@@ -2715,14 +2715,14 @@ export interface operations {
             query?: {
                 /**
                  * @description The same as the `Last-Event-ID` header, for clients that cannot set headers; the header wins.
-                 * @example 1042
+                 * @example 42
                  */
                 last_event_id?: string;
             };
             header?: {
                 /**
                  * @description The `id` of the last event the client received (an id of the account's own events); the stream resumes after it.
-                 * @example 1042
+                 * @example 42
                  */
                 "Last-Event-ID"?: string;
             };
