@@ -226,8 +226,9 @@ describe('hostile connections: idle and slow connections from one address', () =
     opened.push(...flood.map((c) => c.socket));
     figures.idle = flood.length;
     const openedMs = performance.now() - started;
-    // The resets have arrived: what is left open is what the server holds.
-    await sleep(300);
+    // Wait for the server to have taken every connection from its backlog (4,096: on a loaded machine that
+    // takes a while) and reset those past the cap: what is left open is what the server holds.
+    await within(20_000, () => flood.filter((c) => !c.closed()).length <= PER_ADDRESS);
     const held = flood.filter((c) => !c.closed()).length;
     figures.heldPastCap = Math.max(0, held - PER_ADDRESS);
 
@@ -248,7 +249,10 @@ describe('hostile connections: idle and slow connections from one address', () =
         `another address: ${answers.filter((s) => s === 200).length}/20 answered 200, slowest ${Math.round(Math.max(...latencies))} ms; ` +
         `refused by address ${during.get('gateway_connections_refused_total{reason="address"}')}, open ${during.get('gateway_connections_open')}, instance cap ${during.get('gateway_connections_limit{scope="instance"}')}`,
     );
-    expect(held).toBe(PER_ADDRESS);
+    // At most the cap (exactly the cap on a quiet machine; on a loaded one the first may meet their idle
+    // timeout before the last are taken from the backlog).
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(PER_ADDRESS);
     expect(answers).toEqual(Array.from({ length: 20 }, () => 200));
     expect(attackerAgain).toBe(0);
     expect(during.get('gateway_connections_refused_total{reason="address"}')).toBeGreaterThanOrEqual(
