@@ -3,13 +3,17 @@
  * A proxy derived from the proxy seed at the route's index (allocated on first use, within the account's
  * limits); on the ledger's own platform, the destination itself.
  */
-import type { Services } from '../context.js';
+import type { Kysely } from 'kysely';
+import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { TermsRow } from '../store/catalogue.js';
+import type { Database } from '../store/schema.js';
 import { allocateProxyAddress, proxyAddressFound, proxyCount, type WithdrawalRoute } from '../store/withdrawal.js';
 import { type DestinationProblem, destinationOn, isLedgerPlatform, proxyAddressFor } from './addresses.js';
+import type { CatalogueCache } from './catalogue-cache.js';
 import { platformOrNotFound } from './platforms.js';
 import { termsOrNotFound } from './terms.js';
+import type { WithdrawalLimits } from './withdrawal-limits.js';
 
 /** What is wrong with a refused destination, in the words of its error message. */
 const PROBLEMS: Record<DestinationProblem, string> = {
@@ -21,7 +25,13 @@ const PROBLEMS: Record<DestinationProblem, string> = {
 
 /** The terms of an active withdrawal of `currency` to `destination` and the address to transfer to. */
 export async function withdrawalAddress(
-  services: Pick<Services, 'catalogue' | 'db' | 'config' | 'proxySeed' | 'withdrawalLimits'>,
+  services: {
+    catalogue: CatalogueCache;
+    db: Kysely<Database>;
+    config: Pick<Config, 'chainId'>;
+    proxySeed: string;
+    withdrawalLimits: WithdrawalLimits;
+  },
   route: { account: string; currency: string; destination: string; platform: string | 'default' },
   now: string,
 ): Promise<{ terms: TermsRow; address: string }> {
