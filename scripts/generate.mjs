@@ -283,6 +283,19 @@ export type ErrorCode = (typeof errorCatalogue)[ErrorName]['code'];
 `;
 }
 
+/**
+ * Writes a file only when its text changes, so that the compilers watching generated/ (`npm run dev`) rebuild
+ * only what a spec edit changed.
+ */
+function writeIfChanged(file, text) {
+  try {
+    if (readFileSync(file, 'utf8') === text) return;
+  } catch {}
+  writeFileSync(file, text);
+  changedFiles += 1;
+}
+let changedFiles = 0;
+
 async function generate(specPath, outDir) {
   // At once: the structural check (in process), Redocly's bundle (a child process) and the loading of
   // openapi-typescript (which loads the TypeScript compiler). Nothing is written before all three are done; a
@@ -315,15 +328,15 @@ async function generate(specPath, outDir) {
   );
 
   mkdirSync(path.join(outDir, 'src'), { recursive: true });
-  writeFileSync(path.join(outDir, 'openapi.json'), `${JSON.stringify(bundled, null, 2)}\n`);
-  writeFileSync(path.join(outDir, 'src/schema.ts'), `${HEADER}\n${types}`);
-  writeFileSync(path.join(outDir, 'src/operations.ts'), operationsModule(operations));
-  writeFileSync(path.join(outDir, 'src/errors.ts'), errorsModule(errors));
-  writeFileSync(path.join(outDir, 'src/records.ts'), recordsModule(records));
+  writeIfChanged(path.join(outDir, 'openapi.json'), `${JSON.stringify(bundled, null, 2)}\n`);
+  writeIfChanged(path.join(outDir, 'src/schema.ts'), `${HEADER}\n${types}`);
+  writeIfChanged(path.join(outDir, 'src/operations.ts'), operationsModule(operations));
+  writeIfChanged(path.join(outDir, 'src/errors.ts'), errorsModule(errors));
+  writeIfChanged(path.join(outDir, 'src/records.ts'), recordsModule(records));
   if (path.resolve(outDir) !== path.join(root, 'generated')) {
     for (const file of HAND_WRITTEN) copyFileSync(path.join(root, 'generated', file), path.join(outDir, file));
   }
-  writeFileSync(
+  writeIfChanged(
     path.join(outDir, 'src/index.ts'),
     `${HEADER}
 export type { components, operations, paths } from './schema.js';
@@ -339,7 +352,7 @@ export * from './records.js';
 try {
   const summary = await generate(path.resolve(args.spec), path.resolve(args.out));
   console.log(
-    `wrote ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}/: ${summary.operations} operations, ${summary.errors} error codes, ${summary.records} record schemas`,
+    `wrote ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}/: ${summary.operations} operations, ${summary.errors} error codes, ${summary.records} record schemas (${changedFiles} file${changedFiles === 1 ? '' : 's'} changed)`,
   );
 } catch (error) {
   if (!(error instanceof SpecError)) throw error;
