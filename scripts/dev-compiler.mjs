@@ -48,7 +48,13 @@ export function startCompiler(root, name, config, onRound) {
     rounds: 0,
     startedAt: Date.now(),
     endedAt: 0,
-    stop: () => child.kill(),
+    // A compiler paused while the server starts (it only checks types then) is let go on before it is stopped.
+    pause: () => child.kill('SIGSTOP'),
+    resume: () => child.kill('SIGCONT'),
+    stop: () => {
+      child.kill('SIGCONT');
+      child.kill();
+    },
   };
   let pending = '';
   const onLine = (line) => {

@@ -23,6 +23,8 @@ const host = process.env.HOST ?? '127.0.0.1';
 const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host}:${port}`;
 /** After the last source event, how long to wait for a compiler to start a round before restarting anyway. */
 const QUIET_MS = 300;
+/** Generated files that hold only types (and the bundled document, read at start): no compiled JavaScript changes. */
+const TYPES_ONLY = ['openapi.json', 'src/schema.ts'];
 /** How long an edit waits for its compiler to start a round for it (a file it does not read: none comes). */
 const PENDING_MS = 3000;
 /** Files editors write beside the one edited (swap, backup and probe files): not an edit. */
@@ -49,12 +51,13 @@ const loop = {
   standby: null,
   stopping: false,
   /**
-   * Whether the server's compiler is only checking its types against a new spec (no edit of server/src or
-   * ledger/src since its last round): its JavaScript does not depend on the generated types (isolatedModules),
-   * so the restart does not wait for that check, which is the longest step after a spec edit (every handler
-   * is checked again). Its errors are printed when it ends.
+   * The compilers whose round only checks types against a new spec, their JavaScript being the same: the
+   * server's (its code does not depend on the generated types, isolatedModules), and generated/'s when the spec
+   * edit changed only its types (src/schema.ts) and the bundled document. A restart does not wait for such a
+   * round, the longest step after a spec edit (every handler is checked again); its errors are printed when it
+   * ends. An edit of the compiler's own sources ends that.
    */
-  serverOnlyChecking: false,
+  checkOnly: new Set(),
   /** Whether the server, ended while its build was written, was started again (once) or waits for that round. */
   retried: false,
   startAfterRound: false,
@@ -80,8 +83,9 @@ function sourceEvent(at = Date.now()) {
 function compilerSourceEvent(name) {
   const at = Date.now();
   loop.pending[name] ??= at;
-  // An edit of the server's code (or of the ledger's) is compiled before it is served, even after a spec edit.
-  if (name !== 'generated') loop.serverOnlyChecking = false;
+  // An edit of code (not the generator's writes) is compiled before it is served, even after a spec edit.
+  if (name !== 'generated') loop.checkOnly.delete('server');
+  else if (!loop.generating) loop.checkOnly.delete('generated');
   sourceEvent(at);
 }
 
@@ -107,11 +111,15 @@ function generate() {
   child.stderr.on('data', (chunk) => (output += chunk));
   child.on('exit', (code) => {
     loop.generating = false;
-    if (code === 0 && /\(0 files changed\)/.test(output)) {
+    const changed = /\(\d+ files? changed(?:: ([^)]*))?\)/.exec(output)?.[1]?.split(', ') ?? [];
+    if (code === 0 && changed.length === 0) {
       say(`spec: checked in ${seconds(Date.now() - started)}, generated/ unchanged`);
     } else if (code === 0) {
-      say(`spec: regenerated in ${seconds(Date.now() - started)}`);
-      loop.serverOnlyChecking = !starting();
+      say(`spec: regenerated in ${seconds(Date.now() - started)} (${changed.join(', ')})`);
+      if (!starting()) {
+        loop.checkOnly.add('server');
+        if (changed.every((file) => TYPES_ONLY.includes(file))) loop.checkOnly.add('generated');
+      }
       sourceEvent(Date.now());
     } else {
       // The generator's refusal is short already; an unexpected error keeps only its message, not its stack.
@@ -130,8 +138,8 @@ function generate() {
 
 /* ---------------------------------------------------------------- the server */
 
-/** Whether a restart goes ahead without this compiler's round (see serverOnlyChecking). */
-const skipsCheck = (compiler) => compiler.name === 'server' && loop.serverOnlyChecking;
+/** Whether a restart goes ahead without this compiler's round (see checkOnly). */
+const skipsCheck = (compiler) => loop.checkOnly.has(compiler.name);
 
 function maybeRestart() {
   if (loop.stopping || !loop.restartWanted || loop.generating) return;
@@ -142,7 +150,7 @@ function maybeRestart() {
     const at = loop.pending[compiler.name];
     if (at !== null && Date.now() - Math.max(at, compiler.endedAt) >= PENDING_MS) loop.pending[compiler.name] = null;
   }
-  if (Object.values(loop.pending).some((at) => at !== null)) {
+  if (Object.entries(loop.pending).some(([name, at]) => at !== null && !loop.checkOnly.has(name))) {
     // Its round comes (and calls back), or the time without one runs out: asked again then.
     clearTimeout(loop.pendingTimer);
     loop.pendingTimer = setTimeout(maybeRestart, 250);
@@ -169,7 +177,12 @@ async function restart() {
   loop.standby = null;
   const server = serve(standby);
   loop.server = server;
-  const answered = await answers(server, `${url}/health/live`);
+  // Type checks that nothing served waits for yield the machine to the starting server (resumed when it answers).
+  const paused = compilers.filter((c) => c.compiling && skipsCheck(c));
+  for (const compiler of paused) compiler.pause();
+  const answered = await answers(server, `${url}/health/live`).finally(() => {
+    for (const compiler of paused) compiler.resume();
+  });
   if (loop.server !== server || loop.stopping) return; // stopped for a newer build meanwhile
   if (answered) {
     // The next one, loading while the developer edits.
@@ -192,7 +205,7 @@ async function restart() {
   loop.server = null;
   // A compiler that rewrote server/dist while it was loading (the server's type check after a spec edit ends
   // by writing its unchanged output again): once more, when that is done.
-  const writing = compilers.find((c) => c.name === 'server' && (c.compiling || c.endedAt > startedAt));
+  const writing = compilers.find((c) => c.compiling || c.endedAt > startedAt);
   if (writing && !loop.retried) {
     say('the server ended while its build was being written: starting it again once that is done');
     loop.retried = true;
@@ -224,17 +237,17 @@ const starting = () => compilers.length < PACKAGES.length;
 function onRound(compiler) {
   const pending = loop.pending[compiler.name];
   if (pending !== null && compiler.startedAt >= pending) loop.pending[compiler.name] = null;
-  if (compiler.name === 'server' && loop.startAfterRound) {
+  if (loop.startAfterRound && !compilers.some((c) => c.compiling)) {
     loop.startAfterRound = false;
     built();
   }
-  if (compiler.name === 'server' && compiler.rounds > 1 && loop.serverOnlyChecking) {
-    loop.serverOnlyChecking = false;
+  if (compiler.rounds > 1 && loop.checkOnly.has(compiler.name)) {
+    loop.checkOnly.delete(compiler.name);
     if (compiler.errors.length > 0) {
       say(
-        `server: does not compile against the new spec (served all the same; fix it, or the spec):\n${errorReport(compiler)}`,
+        `${compiler.name}: does not compile against the new spec (served all the same; fix it, or the spec):\n${errorReport(compiler)}`,
       );
-    } else say(`server: type-checked against the new spec in ${seconds(Date.now() - compiler.startedAt)}`);
+    } else say(`${compiler.name}: type-checked against the new spec in ${seconds(Date.now() - compiler.startedAt)}`);
     return maybeRestart();
   }
   if (compiler.errors.length > 0) {
@@ -280,7 +293,7 @@ async function start() {
     });
     compilers.push(compiler);
   }
-  loop.serverOnlyChecking = false;
+  loop.checkOnly.clear();
   loop.restartWanted = true;
   maybeRestart();
 }

@@ -292,9 +292,10 @@ function writeIfChanged(file, text) {
     if (readFileSync(file, 'utf8') === text) return;
   } catch {}
   writeFileSync(file, text);
-  changedFiles += 1;
+  changed.push(path.relative(args.out, file).split(path.sep).join('/'));
 }
-let changedFiles = 0;
+/** The files written (their text changed), relative to the output folder. */
+const changed = [];
 
 async function generate(specPath, outDir) {
   // At once: the structural check (in process), Redocly's bundle (a child process) and the loading of
@@ -352,7 +353,7 @@ export * from './records.js';
 try {
   const summary = await generate(path.resolve(args.spec), path.resolve(args.out));
   console.log(
-    `wrote ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}/: ${summary.operations} operations, ${summary.errors} error codes, ${summary.records} record schemas (${changedFiles} file${changedFiles === 1 ? '' : 's'} changed)`,
+    `wrote ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}/: ${summary.operations} operations, ${summary.errors} error codes, ${summary.records} record schemas (${changed.length} file${changed.length === 1 ? '' : 's'} changed${changed.length ? `: ${changed.join(', ')}` : ''})`,
   );
 } catch (error) {
   if (!(error instanceof SpecError)) throw error;

@@ -45,12 +45,13 @@ async function timeUntil(check, limitMs) {
 }
 
 /**
- * Waits until the loop has said nothing for 3 s: the previous edit's work (the server's type check after a spec
- * edit goes on after the restart) is done, so that each edit is timed alone.
+ * Waits until the previous edit's work is done, so that each edit is timed alone: after a spec edit, the
+ * server's type check, which goes on after the restart (its line); then 2 s without a line from the loop.
  */
-async function settled() {
+async function settled(since = null) {
   const started = Date.now();
-  while (Date.now() - lastOutputAt < 3000 && Date.now() - started < 180_000) {
+  const checked = () => since === null || /server: (type-checked|does not compile|compiled)/.test(output.slice(since));
+  while ((!checked() || Date.now() - lastOutputAt < 2000) && Date.now() - started < 180_000) {
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
@@ -98,9 +99,10 @@ try {
   console.log(`npm run dev: first answer ${fmt(first)} after start (a fresh copy: full compile, demo data loaded)`);
 
   const times = { handler: [], spec: [] };
+  let specEditAt = null;
   for (let round = 1; round <= Number(options.rounds); round += 1) {
     const mark = `dev-loop-${round}`;
-    await settled();
+    await settled(specEditAt);
     writeFileSync(
       handlerFile,
       handler.replace(LIVENESS, LIVENESS.replace('} }),', `}, headers: { 'x-dev-loop': '${mark}' } }),`)),
@@ -108,6 +110,7 @@ try {
     times.handler.push(await timeUntil(async () => (await live()).headers.get('x-dev-loop') === mark, 120_000));
     await settled();
 
+    specEditAt = output.length;
     writeFileSync(specFile, spec.replace(DESCRIPTION, `description: The process is alive (${mark}).`));
     const served = async () => (await (await fetch(`${base}/openapi.json`)).text()).includes(`alive (${mark})`);
     times.spec.push(await timeUntil(served, 180_000));
