@@ -1,8 +1,9 @@
 /**
  * `npm run dev` (scripts/dev.mjs) as an API developer meets it, in a throwaway copy of the checkout
  * (scripts/dev-copy.mjs: the checkout itself is never edited, so that other suites reading its builds are
- * safe): it serves the demo, a handler edit is served, a structurally broken spec edit is refused with its file
- * and line while the last good build keeps being served, and the next spec edit is served. Times are printed,
+ * safe): it serves the demo, a handler edit is served, a type error and a structurally broken spec edit are
+ * printed with their file and line while the last good build keeps being served, and the next spec edit is
+ * served. Times are printed,
  * not asserted (scripts/measure-dev-loop.mjs measures them).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -80,6 +81,25 @@ describe('npm run dev', () => {
     );
     console.log(`handler edit served after ${took} s`);
   }, 200_000);
+
+  it('prints a type error in a handler edit, naming the file, and keeps serving the last good build', async () => {
+    const file = 'server/src/handlers/health.ts';
+    const good = readFileSync(path.join(copy, file), 'utf8');
+    const since = output.length;
+    edit(file, "status: 200, body: { status: 'ok' }", "status: 201, body: { status: 'ok' }");
+    await until('the type error', async () => output.slice(since).includes('server: does not compile'), 120_000);
+    expect(output.slice(since)).toMatch(/server: does not compile; still serving the build started at \d\d:\d\d:\d\d/);
+    expect(output.slice(since)).toMatch(/server\/src\/handlers\/health\.ts\(\d+,\d+\): error TS2322/);
+    const answer = await live();
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('x-dev-loop')).toBe('edited');
+    writeFileSync(path.join(copy, file), good);
+    await until(
+      'the restart after the fix',
+      async () => /serving http/.test(output.slice(output.lastIndexOf('does not compile'))),
+      120_000,
+    );
+  }, 150_000);
 
   it('refuses a structurally broken spec edit, naming file and line, and keeps serving the last good build', async () => {
     const file = 'spec/paths/health.yaml';
