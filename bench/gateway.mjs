@@ -47,6 +47,9 @@ export function gatewayEnv(databaseUrl, dataDir) {
     // The event-stream scenario holds 5,000 streams on one instance: above the default derived from the
     // 160 MiB heap (2,218), which is what the scenario measures the memory of.
     EVENT_STREAMS_PER_INSTANCE: String(SETTINGS.events.accounts * 2),
+    // The load comes from this one machine: its connections are not capped per address (the streams
+    // scenario alone holds 5,000).
+    CONNECTIONS_PER_ADDRESS: '0',
     ...SECRETS,
     // Tracing off, whatever the shell says (the tracing scenario turns it on for a gateway of its own).
     ...TRACING_OFF,

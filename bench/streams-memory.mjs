@@ -72,6 +72,8 @@ async function measure() {
     databaseUrl: `sqlite:${path.join(dir, 'gateway.db')}`,
     eventStreamsPerAccount: 10_000,
     eventStreamsPerInstance: 1_000_000,
+    // Every stream comes from loopback: no cap per address.
+    connectionsPerAddress: 0,
   });
   const app = await buildApp(config);
   const base = await app.listen({ port: 0, host: '127.0.0.1' });

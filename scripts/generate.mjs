@@ -125,6 +125,14 @@ function collectOperations(doc) {
       const servedFromCatalogue = Object.entries(op.responses ?? {}).some(
         ([status, response]) => status === '200' && 'Catalogue-Age' in (resolveRef(doc, response).headers ?? {}),
       );
+      // A cursor page's byte budget: `x-page-bytes` of its 200 answer's page_info (CursorPageInfo).
+      const answer = op.responses?.['200'] && resolveRef(doc, op.responses['200']);
+      const answerSchema = answer?.content?.['application/json']?.schema;
+      const pageInfo = answerSchema && resolveRef(doc, resolveRef(doc, answerSchema).properties?.page_info ?? {});
+      const pageBytes = pageInfo?.['x-page-bytes'] ?? null;
+      if (pageBytes !== null && !Number.isInteger(pageBytes)) {
+        throw new SpecError(`${op.operationId}: x-page-bytes must be an integer`);
+      }
       operations.push({
         operationId: op.operationId,
         method: method.toUpperCase(),
@@ -141,6 +149,7 @@ function collectOperations(doc) {
         rateLimited: op['x-rate-limited'] === true,
         refusalsCounted: op['x-refusals-counted'] === true,
         servedFromCatalogue,
+        pageBytes,
       });
     }
   }
@@ -190,6 +199,7 @@ function operationsModule(operations) {
         `rateLimited: ${o.rateLimited}`,
         `refusalsCounted: ${o.refusalsCounted}`,
         `servedFromCatalogue: ${o.servedFromCatalogue}`,
+        `pageBytes: ${JSON.stringify(o.pageBytes)}`,
       ];
       return `  ${o.operationId}: { ${fields.join(', ')} },`;
     })

@@ -18,6 +18,9 @@
  *   with x-status) loses a code or changes a code's status or name; an operation's response stops documenting (in
  *   its examples) an error code it documented: breaking. Codes added: non-breaking.
  * Anything else keeps api-smart-diff's verdict; text-only changes (descriptions, examples) are counted, not listed.
+ * A shared bound (an `allOf` member that holds only bounds and annotations, such as `ExchangeCurrencies`'s
+ * maxItems) is read as written inline before diffing: the library does not merge `allOf`, and would see the
+ * schema holding it lose its type and items, where only a bound was added.
  *
  * Usage: node scripts/spec-compat.mjs [--base <released.json>] [--head <openapi.json>] [--verbose] [--json]
  */
@@ -47,6 +50,38 @@ const TEXT = new Set([
   'x-codeSamples',
   'deprecated',
 ]);
+
+/** Keywords a shared bound may hold: bounds, and words for people. */
+const BOUND_ONLY = new Set([...UPPER, ...LOWER, 'title', 'description', 'examples', 'example']);
+
+/**
+ * `doc` with each shared bound written inline: an `allOf` member (after its `$ref`) holding only BOUND_ONLY
+ * keywords, none of whose bounds the schema states itself, becomes those bounds on the schema. Other
+ * `allOf` members are left as they are.
+ */
+export function inlineSharedBounds(doc) {
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (node === null || typeof node !== 'object') return node;
+    const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, visit(v)]));
+    if (!Array.isArray(out.allOf)) return out;
+    const kept = [];
+    for (const member of out.allOf) {
+      const bound = resolve(doc, member);
+      const keys = bound && typeof bound === 'object' ? Object.keys(bound) : [];
+      const bounds = keys.filter((k) => UPPER.has(k) || LOWER.has(k));
+      if (keys.length === 0 || !keys.every((k) => BOUND_ONLY.has(k)) || bounds.some((k) => k in out)) {
+        kept.push(member);
+        continue;
+      }
+      for (const k of bounds) out[k] = bound[k];
+    }
+    if (kept.length > 0) out.allOf = kept;
+    else delete out.allOf;
+    return out;
+  };
+  return visit(doc);
+}
 
 /** Versions of the released documents, in ascending order. */
 export function releasedVersions(dir = releasedDir) {
@@ -114,7 +149,8 @@ function describeValue(v) {
  * { message, path } (text: a count of documentation-only changes).
  */
 export function compareDocuments(before, after) {
-  const { diffs, merged } = apiCompare(structuredClone(before), structuredClone(after));
+  const [base, head] = [inlineSharedBounds(before), inlineSharedBounds(after)];
+  const { diffs, merged } = apiCompare(base, head);
   const breaking = [];
   const nonBreaking = [];
   const other = [];
@@ -133,7 +169,7 @@ export function compareDocuments(before, after) {
       if (p[0] !== 'components') text++; // components are judged where the operations use them
       continue;
     }
-    const where = classify(d, p, before, after, merged);
+    const where = classify(d, p, base, head, merged);
     if (where === null) continue;
     if (where.verdict === 'text') text++;
     else if (where.verdict === 'breaking') add(breaking, where.message, p.join('/'));

@@ -31,6 +31,21 @@ module.exports = {
       to: { path: ['^src/handlers/', SHELL, '^fastify', 'node_modules/fastify', 'node_modules/@fastify/'] },
     },
     {
+      name: 'domain-below-the-context',
+      severity: 'error',
+      comment:
+        "context.ts is the handlers' view of the app's services, and imports the domain: the domain declares what it needs itself.",
+      from: { path: '^src/domain/' },
+      to: { path: '^src/context[.]ts$' },
+    },
+    {
+      name: 'plugins-below-the-shell',
+      severity: 'error',
+      comment: 'Plugins are installed by the app and used by the error handler: they import neither.',
+      from: { path: '^src/plugins/' },
+      to: { path: '^src/(app|routes|error-handler|services|server|cli|index)[.]ts$' },
+    },
+    {
       name: 'handlers-go-through-the-domain',
       severity: 'error',
       comment: 'Handlers translate HTTP and call the domain; queries are reached through it.',

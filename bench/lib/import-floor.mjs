@@ -3,8 +3,9 @@
  * The import scenarios' baseline: what the storage itself costs. The same file's movements written into
  * the same fresh, migrated database by the driver alone, with no checks: each line is only JSON.parse'd and
  * rendered as the API serves it, then written with the statements the gateway uses, one transaction a
- * batch: the upsert by id (the same conflict rule) returning the ids written, then one event per movement
- * written (PostgreSQL: after the same advisory lock). SQLite through better-sqlite3's prepared statements,
+ * batch: the upsert by id (the same conflict rule) returning the ids written, then (PostgreSQL: after the
+ * same advisory lock) each account's event ids drawn (the upsert of its count in event_accounts, returning
+ * its last id) and one event per movement written, with its account's id. SQLite through better-sqlite3's prepared statements,
  * one row at a time (its fastest way); PostgreSQL through pg, each batch one JSON parameter.
  *
  * No production code is imported: a gateway import slower than this by more than its checks is slow in its
@@ -88,17 +89,38 @@ if (/^postgres(ql)?:/i.test(url)) {
   await client.connect();
   const upsert = `insert into movements (${COLUMNS.join(', ')})
     select ${COLUMNS.join(', ')} from json_populate_recordset(null::movements, $1::json) ${CONFLICT}`;
-  const events = `insert into movement_events (account, movement_id, document, created_at)
-    select account, movement_id, document, created_at from json_populate_recordset(null::movement_events, $1::json)`;
+  const events = `insert into movement_events (account, account_seq, movement_id, document, created_at)
+    select account, account_seq, movement_id, document, created_at
+    from json_populate_recordset(null::movement_events, $1::json)`;
+  const raise = `update event_accounts e set last_id = e.last_id + x.n
+    from unnest($1::text[], $2::bigint[]) as x(account, n) where e.account = x.account
+    returning e.account, e.last_id`;
+  const first = 'insert into event_accounts (account, last_id) select * from unnest($1::text[], $2::bigint[])';
   for await (const batch of batches()) {
     await client.query('begin');
     const written = new Set((await client.query(upsert, [JSON.stringify(batch)])).rows.map((r) => r.id));
     await client.query(`select pg_advisory_xact_lock(hashtext('movement_events_' || current_schema()))`);
     const at = new Date().toISOString();
-    const recorded = batch
-      .filter((r) => written.has(r.id))
-      .map((r) => ({ account: r.account, movement_id: r.id, document: r.document, created_at: at }));
-    await client.query(events, [JSON.stringify(recorded)]);
+    const recorded = batch.filter((r) => written.has(r.id));
+    const counts = new Map();
+    for (const r of recorded) counts.set(r.account, (counts.get(r.account) ?? 0) + 1);
+    const next = new Map();
+    if (counts.size > 0) {
+      for (const r of (await client.query(raise, [[...counts.keys()], [...counts.values()]])).rows) {
+        next.set(r.account, Number(r.last_id) - counts.get(r.account) + 1);
+      }
+      const missing = [...counts.keys()].filter((a) => !next.has(a));
+      if (missing.length > 0) {
+        await client.query(first, [missing, missing.map((a) => counts.get(a))]);
+        for (const a of missing) next.set(a, 1);
+      }
+    }
+    const eventRows = recorded.map((r) => {
+      const id = next.get(r.account);
+      next.set(r.account, id + 1);
+      return { account: r.account, account_seq: id, movement_id: r.id, document: r.document, created_at: at };
+    });
+    await client.query(events, [JSON.stringify(eventRows)]);
     await client.query('commit');
     rows += batch.length;
   }
@@ -114,11 +136,25 @@ if (/^postgres(ql)?:/i.test(url)) {
     )
     .pluck();
   const event = db.prepare(
-    'insert into movement_events (account, movement_id, document, created_at) values (?, ?, ?, ?)',
+    'insert into movement_events (account, account_seq, movement_id, document, created_at) values (?, ?, ?, ?, ?)',
   );
+  const draw = db
+    .prepare(
+      `insert into event_accounts (account, last_id, legacy_through) values (?, ?, 0)
+      on conflict (account) do update set last_id = last_id + excluded.last_id returning last_id`,
+    )
+    .pluck();
   const write = db.transaction((batch) => {
     const at = new Date().toISOString();
-    for (const r of batch) if (upsert.get(r) !== undefined) event.run(r.account, r.id, r.document, at);
+    const recorded = batch.filter((r) => upsert.get(r) !== undefined);
+    const counts = new Map();
+    for (const r of recorded) counts.set(r.account, (counts.get(r.account) ?? 0) + 1);
+    const next = new Map([...counts].map(([account, n]) => [account, Number(draw.get(account, n)) - n + 1]));
+    for (const r of recorded) {
+      const id = next.get(r.account);
+      next.set(r.account, id + 1);
+      event.run(r.account, id, r.id, r.document, at);
+    }
   });
   for await (const batch of batches()) {
     write.immediate(batch);

@@ -4,34 +4,11 @@
  * @see ../../spec/components/schemas/currency.yaml (Fees)
  */
 import type { components } from '@gateway/generated';
+import { type Amount, formatAmount, pow10, rescale, toScaled } from './amounts.js';
+
+export type { Amount };
 
 type Terms = Pick<components['schemas']['DepositCurrency'], 'decimals' | 'fees' | 'allowed_amount' | 'status'>;
-/** An amount: a decimal string (exact) or a number (read as its shortest decimal form). */
-export type Amount = string | number;
-
-const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
-
-function toScaled(value: Amount): { units: bigint; scale: number } | null {
-  const text = typeof value === 'number' ? (Number.isFinite(value) && value >= 0 ? String(value) : '') : value.trim();
-  if (/e/i.test(text)) return toScaled(Number(text).toFixed(20).replace(/0+$/, ''));
-  const match = DECIMAL.exec(text);
-  if (!match) return null;
-  const fraction = (match[2] ?? '').replace(/0+$/, '');
-  return { units: BigInt((match[1] ?? '0') + fraction), scale: fraction.length };
-}
-
-const pow10 = (n: number) => 10n ** BigInt(n);
-const rescale = (v: { units: bigint; scale: number }, scale: number) =>
-  scale >= v.scale ? v.units * pow10(scale - v.scale) : v.units / pow10(v.scale - scale);
-
-function format(units: bigint, scale: number): string {
-  const negative = units < 0n;
-  const digits = (negative ? -units : units).toString().padStart(scale + 1, '0');
-  const whole = digits.slice(0, digits.length - scale);
-  const fraction = scale > 0 ? digits.slice(digits.length - scale).replace(/0+$/, '') : '';
-  return `${negative ? '-' : ''}${whole}${fraction ? `.${fraction}` : ''}`;
-}
-
 /**
  * What the receiver gets for `amount` under `terms`, as an exact decimal string with at most `decimals`
  * places; "0" when the flat fee takes it all. Throws on an amount that is not a non-negative decimal.
@@ -48,12 +25,7 @@ export function receivedAmount(amount: Amount, terms: Pick<Terms, 'decimals' | '
   // (net / 10^scale) × (keep / 10^rate.scale), floored to `decimals` places.
   const exact = net * keep;
   const exactScale = scale + rate.scale;
-  return format(
-    exactScale >= terms.decimals
-      ? exact / pow10(exactScale - terms.decimals)
-      : exact * pow10(terms.decimals - exactScale),
-    terms.decimals,
-  );
+  return formatAmount(rescale({ units: exact, scale: exactScale }, terms.decimals), terms.decimals);
 }
 
 export type AmountCheck =

@@ -5,6 +5,7 @@
  */
 export type { components, operations, paths } from '@gateway/generated';
 export { type Base58, type ChainId, MAX_LIFETIME_SECONDS } from '@gateway/ledger';
+export { type Amount, type AmountFormat, formatAmount, parseAmount } from './amounts.js';
 export {
   addressOfEthAccount,
   addressOfPublicKey,
@@ -21,18 +22,23 @@ export {
   usernameOf,
 } from './auth/password.js';
 export {
+  type CallResult,
   type ErrorBody,
   type ErrorCode,
+  type ErrorKind,
   errorCatalogue,
   errorCodeOf,
   GatewayError,
+  gatewayErrorOf,
   isExpiredToken,
   SessionEndedError,
+  unwrap,
 } from './errors.js';
-export type { EventsOptions, GatewayEvent } from './events.js';
-export { type Amount, type AmountCheck, checkAmount, receivedAmount } from './fees.js';
+export type { ConnectionState, EventsOptions, GatewayEvent } from './events.js';
+export { type AmountCheck, checkAmount, receivedAmount } from './fees.js';
 export {
   type ApiClient,
+  type CallOptions,
   createGatewayClient,
   type GatewayClient,
   type GatewayClientOptions,
@@ -40,14 +46,19 @@ export {
   type RetryOptions,
   type TradeQuery,
 } from './gateway.js';
-export { cursorItems, offsetItems } from './paginate.js';
+export { type LockManagerLike, realmLocks } from './locks.js';
+export { cursorItems, cursorList, offsetItems, offsetList, type Page, type PagedList, type Pager } from './paginate.js';
+export type { SessionChange, SessionSnapshot, SessionStore } from './session.js';
 export {
   type KeyValueStorage,
   memoryStorage,
   type SessionTokens,
+  type StorageEventLike,
+  type StorageEventTarget,
   type TokenStorage,
+  type WebStorageOptions,
   webStorage,
-} from './session.js';
+} from './storage.js';
 
 import type { paths } from '@gateway/generated';
 import createClient, { type ClientOptions } from 'openapi-fetch';

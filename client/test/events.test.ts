@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError, SessionEndedError } from '../src/errors.js';
-import type { GatewayEvent } from '../src/events.js';
+import type { ConnectionState, GatewayEvent } from '../src/events.js';
 import { createGatewayClient } from '../src/gateway.js';
 import { memoryStorage } from '../src/session.js';
-import { errorBody, fakeFetch, json, type Recorded } from './fake-server.js';
+import { errorBody, fakeFetch, httpServer, json, type Recorded } from './fake-server.js';
 
 const NOW = 1_800_000_000_000;
 const movement = (id: string, status = 'confirmed') => ({
@@ -306,5 +306,125 @@ describe('client.events()', () => {
       break;
     }
     await stream.cancelled;
+  });
+});
+
+describe('event ids', () => {
+  it('an opening id that goes backwards moves nothing back: no event is yielded twice, the resume id only grows', async () => {
+    const { client, events } = gateway([
+      () => ended(`id: 10\n\n${movementEvent(11)}${movementEvent(12)}`),
+      // The next stream opens with an older id and gives 11 and 12 again.
+      () => ended(`id: 5\n\n${movementEvent(11)}${movementEvent(12)}${movementEvent(13)}`),
+      () => ended(`id: 12\n\n${movementEvent(14)}`),
+    ]);
+    const seen = await take(client.events({ reconnectDelayMs: 1 }), 4);
+    expect(seen.map((e) => e.id)).toEqual(['11', '12', '13', '14']);
+    expect(events.map((r) => r.url.searchParams.get('last_event_id'))).toEqual([null, '12', '13']);
+  });
+
+  it('opaque ids are compared by “seen before”: repeats are skipped and an opening id seen before is ignored', async () => {
+    const opaque = (id: string) => `event: movement\nid: ${id}\ndata: ${JSON.stringify(movement(`m-${id}`))}\n\n`;
+    const { client, events } = gateway([
+      () => ended(`id: evt-start\n\n${opaque('evt-q')}${opaque('evt-b')}`),
+      () => ended(`id: evt-q\n\n${opaque('evt-q')}${opaque('evt-b')}${opaque('evt-a')}`),
+      () => ended(opaque('evt-z')),
+    ]);
+    const seen = await take(client.events({ reconnectDelayMs: 1 }), 4);
+    expect(seen.map((e) => e.id)).toEqual(['evt-q', 'evt-b', 'evt-a', 'evt-z']);
+    expect(events.map((r) => r.url.searchParams.get('last_event_id'))).toEqual([null, 'evt-b', 'evt-a']);
+  });
+
+  it('a reset goes on from its id, even a lower one (the server’s history restarted)', async () => {
+    const { client, events } = gateway([
+      () => ended(`id: 99\n\n${movementEvent(100)}${movementEvent(101)}`),
+      () => ended(`event: reset\nid: 7\ndata: {"type":"reset","reason":"unknown"}\n\n${movementEvent(8)}`),
+      () => ended(movementEvent(9)),
+    ]);
+    const seen = await take(client.events({ reconnectDelayMs: 1 }), 5);
+    expect(seen.map((e) => `${e.type} ${e.id}`)).toEqual([
+      'movement 100',
+      'movement 101',
+      'reset 7',
+      'movement 8',
+      'movement 9',
+    ]);
+    expect(events.map((r) => r.url.searchParams.get('last_event_id'))).toEqual([null, '101', '8']);
+  });
+});
+
+describe('the connection state', () => {
+  it('is told: connecting, open, reconnecting (attempt, delay, error), closed', async () => {
+    const { client } = gateway([
+      () => ended(`retry: 20\nid: 1\n\n${movementEvent(2)}`),
+      () => json(503, errorBody(11200)),
+      () => ended(movementEvent(3)),
+    ]);
+    const states: ConnectionState[] = [];
+    const seen = await take(client.events({ onStateChange: (state) => states.push(state) }), 2);
+    expect(seen.map((e) => e.id)).toEqual(['2', '3']);
+    expect(states).toEqual([
+      { status: 'connecting', attempt: 0 },
+      { status: 'open' },
+      // The server ended the stream: reconnect after its retry delay.
+      { status: 'reconnecting', attempt: 1, delayMs: 20 },
+      { status: 'connecting', attempt: 1 },
+      { status: 'reconnecting', attempt: 2, delayMs: 20, error: expect.objectContaining({ status: 503 }) },
+      { status: 'connecting', attempt: 2 },
+      { status: 'open' },
+      { status: 'closed' },
+    ]);
+  });
+
+  it('says closed with the error that ended the iteration', async () => {
+    const { client } = gateway([() => json(400, errorBody(10201))]);
+    const states: ConnectionState[] = [];
+    const error = await take(client.events({ onStateChange: (state) => states.push(state) }), 1).catch((e) => e);
+    expect(states.at(-1)).toEqual({ status: 'closed', error });
+    expect(error).toMatchObject({ kind: 'api', status: 400 });
+  });
+
+  it('with the server stopped, says reconnecting with growing delays and the network error, not open', async () => {
+    let serverStream: ReturnType<typeof sse> | undefined;
+    const server = await httpServer((r) => {
+      if (r.url.pathname !== '/v1/events') return json(404, errorBody(10400));
+      serverStream = sse();
+      serverStream.push('retry: 20\nid: 1\n\n');
+      return serverStream.response;
+    });
+    const client = createGatewayClient({
+      baseUrl: server.url,
+      chainId: 'W',
+      clientId: 'waves.exchange',
+      storage: memoryStorage({ accessToken: 'a', refreshToken: 'r', expiresAt: 4_000_000_000 }),
+    });
+    const controller = new AbortController();
+    const states: ConnectionState[] = [];
+    const done = take(
+      client.events({
+        signal: controller.signal,
+        onStateChange: (state) => {
+          states.push(state);
+          if (state.status === 'open') void server.close();
+          if (state.status === 'reconnecting' && state.attempt === 4) controller.abort();
+        },
+      }),
+      1,
+    );
+    expect(await done).toEqual([]);
+    expect(
+      states.map((s) => (s.status === 'reconnecting' ? `${s.status} ${s.delayMs} ${s.error?.kind}` : s.status)),
+    ).toEqual([
+      'connecting',
+      'open',
+      // The stream dropped with the server: a failure; then connections refused, the delay doubling.
+      'reconnecting 20 network',
+      'connecting',
+      'reconnecting 40 network',
+      'connecting',
+      'reconnecting 80 network',
+      'connecting',
+      'reconnecting 160 network',
+      'closed',
+    ]);
   });
 });

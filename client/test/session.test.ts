@@ -188,7 +188,7 @@ describe('the session', () => {
     const { fetch } = fakeFetch((r) =>
       r.url.pathname === '/v1/oauth2/token' ? json(200, pair(++issued)) : json(503, errorBody(11200)),
     );
-    const client = testClient({ fetch, now: () => NOW });
+    const client = testClient({ fetch, now: () => NOW, retry: { baseDelayMs: 1 } });
     await client.login(signer);
     const error = await client.logout().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GatewayError);
@@ -213,7 +213,7 @@ describe('a refresh that fails on the server', () => {
   it('keeps the session (the server leaves the refresh token unspent) and the next call refreshes', async () => {
     let clock = NOW;
     const { fetch, requests } = gateway({ failRefreshes: 1 });
-    const client = testClient({ fetch, now: () => clock });
+    const client = testClient({ fetch, now: () => clock, retry: false });
     await client.login(signer);
     clock = NOW + 3600 * 1000;
     const error = await client.api.GET('/v1/movements').catch((e: unknown) => e);
@@ -227,6 +227,17 @@ describe('a refresh that fails on the server', () => {
     expect(refreshes.map((r) => new URLSearchParams(r.body).get('refresh_token'))).toEqual(['refresh-1', 'refresh-1']);
     expect((await client.session())?.accessToken).toBe('access-2');
   });
+
+  it('is retried by default: a 503 to the refresh grant leaves the refresh token unspent', async () => {
+    let clock = NOW;
+    const { fetch, requests } = gateway({ failRefreshes: 1 });
+    const client = testClient({ fetch, now: () => clock, retry: { baseDelayMs: 1 } });
+    await client.login(signer);
+    clock = NOW + 3600 * 1000;
+    expect((await client.api.GET('/v1/movements')).response.status).toBe(200);
+    const refreshes = tokenCalls(requests).slice(1);
+    expect(refreshes.map((r) => new URLSearchParams(r.body).get('refresh_token'))).toEqual(['refresh-1', 'refresh-1']);
+  });
 });
 
 describe('retries of idempotent reads', () => {
@@ -239,9 +250,14 @@ describe('retries of idempotent reads', () => {
     );
   };
 
-  it('are off by default', async () => {
+  it('are on by default, off with retry: false', async () => {
+    const on = flaky(1, 503);
+    const { data } = await testClient({ fetch: on.fetch }).api.GET('/v1/apy/staking/{currency_id}', {
+      params: { path: { currency_id: 'WAVES' } },
+    });
+    expect([data, on.requests.length]).toEqual([{ type: 'apy', apy: 6.22 }, 2]);
     const { fetch, requests } = flaky(1, 503);
-    const client = testClient({ fetch });
+    const client = testClient({ fetch, retry: false });
     const { response } = await client.api.GET('/v1/apy/staking/{currency_id}', {
       params: { path: { currency_id: 'WAVES' } },
     });

@@ -5,11 +5,12 @@
 export const errorCatalogue = {
   invalid_access_token: { code: 10000, status: 401, message: "The access token is missing, malformed, expired or invalid." },
   operation_disabled: { code: 10101, status: 403, message: "The currency's deposit or withdrawal is inactive on that platform; no address is given." },
+  withdrawal_address_limit: { code: 10102, status: 403, message: "The account holds as many withdrawal (proxy) addresses as it may (`details.limit`); no new one is given.\nThe addresses it has are still answered.\n" },
   missing_parameter: { code: 10200, status: 400, message: "A required parameter is missing. `details.parameter` names it." },
   invalid_parameter: { code: 10201, status: 400, message: "A parameter has an invalid value. `details.parameter` names it." },
   body_unreadable: { code: 10204, status: 400, message: "The request body cannot be parsed in its declared content type." },
   invalid_cursor: { code: 10206, status: 400, message: "The `after` cursor was not issued by this server for this list and filter." },
-  invalid_address: { code: 10207, status: 400, message: "The destination address is not a valid address of the platform." },
+  invalid_address: { code: 10207, status: 400, message: "The destination address is not a valid address of the platform. `details.reason` says why: `format`,\n`checksum` (a bech32 or base58check checksum, or the EIP-55 checksum of a mixed-case `0x` address),\n`mixed_case` (bech32 in mixed case) or `network` (an address of another network).\n" },
   route_not_found: { code: 10400, status: 404, message: "No operation exists at this path." },
   currency_not_found: { code: 10401, status: 404, message: "The currency is unknown, or has no terms for this direction." },
   platform_not_found: { code: 10402, status: 404, message: "The platform is unknown." },
@@ -24,9 +25,10 @@ export const errorCatalogue = {
   rate_limited: { code: 11100, status: 429, message: "Too many requests; retry after the number of seconds in `Retry-After`." },
   too_many_event_streams: { code: 11101, status: 429, message: "The account already holds as many event streams open on this instance as it may (`details.limit`)." },
   headers_too_large: { code: 11400, status: 431, message: "The request line or headers are larger than the server reads (16 KiB)." },
+  request_timeout: { code: 11500, status: 408, message: "The request did not arrive in time (its headers within 10 s of its first byte, all of it within 30 s)." },
   service_unavailable: { code: 11200, status: 503, message: "A dependency (the database) is unavailable; retry later." },
   event_streams_at_capacity: { code: 11201, status: 503, message: "This instance holds as many event streams as it can; retry after `Retry-After` seconds." },
-  overloaded: { code: 11202, status: 503, message: "The instance is overloaded (its event loop lags or its heap is nearly full) and sheds requests; retry after `Retry-After` seconds." },
+  overloaded: { code: 11202, status: 503, message: "The instance is overloaded (its event loop lags, its heap is nearly full, or answers wait unread by their clients past its bound) and sheds requests; retry after `Retry-After` seconds." },
   unsupported_grant_type: { code: 11300, status: 400, message: "`grant_type` is neither `password` nor `refresh_token`." },
   invalid_scope: { code: 11301, status: 400, message: "`scope` is not `general`." },
   invalid_client: { code: 11302, status: 400, message: "`client_id` is not one this server accepts." },
@@ -36,6 +38,7 @@ export const errorCatalogue = {
   expiry_too_far: { code: 11306, status: 400, message: "The signed expiry is more than one week (plus 300 seconds of clock skew) ahead." },
   invalid_signature: { code: 11307, status: 400, message: "The signature does not verify for this username, chain id, client id and expiry." },
   invalid_refresh_token: { code: 11308, status: 400, message: "The refresh token is unknown, expired, already used or revoked." },
+  password_signed_out: { code: 11309, status: 400, message: "A sign-in of this account expiring at or after this password's expiry was revoked: sign a new password with a later expiry." },
 } as const;
 
 export type ErrorName = keyof typeof errorCatalogue;

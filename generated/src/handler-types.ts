@@ -34,6 +34,8 @@ export interface OperationMeta {
   readonly refusalsCounted: boolean;
   /** Its answer comes from the catalogue in memory: it carries `Catalogue-Age` while the database is away. */
   readonly servedFromCatalogue: boolean;
+  /** A cursor page's most bytes (`x-page-bytes` of its answer's page_info); null for other answers. */
+  readonly pageBytes: number | null;
 }
 
 type ParametersIn<Op extends OperationId, Where extends 'path' | 'query' | 'header'> =

@@ -43,6 +43,22 @@ export const recordSchemas = {
           "rejected"
         ]
       },
+      "MovementTransaction": {
+        "title": "MovementTransaction",
+        "type": "object",
+        "required": [
+          "transaction_id",
+          "platform_id"
+        ],
+        "properties": {
+          "transaction_id": {
+            "$ref": "#/components/schemas/TransactionId"
+          },
+          "platform_id": {
+            "$ref": "#/components/schemas/PlatformId"
+          }
+        }
+      },
       "MovementRecord": {
         "title": "MovementRecord",
         "x-loaded-by": "gateway movements import",
@@ -102,15 +118,18 @@ export const recordSchemas = {
             "$ref": "#/components/schemas/FeedTime"
           },
           "recipient_address": {
-            "type": "string",
-            "minLength": 1,
-            "maxLength": 128
+            "$ref": "#/components/schemas/RecipientAddress"
           },
           "transactions": {
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/FeedTransaction"
-            }
+            },
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/MovementTransactions"
+              }
+            ]
           }
         }
       },
@@ -131,8 +150,7 @@ export const recordSchemas = {
         ],
         "properties": {
           "id": {
-            "type": "string",
-            "pattern": "^[A-Za-z0-9_-]{1,128}$"
+            "$ref": "#/components/schemas/TradeId"
           },
           "address": {
             "$ref": "#/components/schemas/LedgerAddress"
@@ -168,6 +186,7 @@ export const recordSchemas = {
         "properties": {
           "platforms": {
             "type": "array",
+            "maxItems": 100,
             "items": {
               "$ref": "#/components/schemas/CataloguePlatform"
             }
@@ -176,15 +195,35 @@ export const recordSchemas = {
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/CatalogueCurrency"
-            }
+            },
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/ExchangeCurrencies"
+              }
+            ]
           },
           "staking": {
             "type": "array",
             "items": {
               "$ref": "#/components/schemas/CatalogueStakingYield"
-            }
+            },
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/ExchangeCurrencies"
+              }
+            ]
           }
         }
+      },
+      "ChainAssetId": {
+        "title": "ChainAssetId",
+        "type": "string",
+        "maxLength": 64
+      },
+      "PlatformAssetId": {
+        "title": "PlatformAssetId",
+        "type": "string",
+        "maxLength": 128
       },
       "MovementId": {
         "title": "MovementId",
@@ -199,6 +238,35 @@ export const recordSchemas = {
           "withdrawal"
         ]
       },
+      "RecipientAddress": {
+        "title": "RecipientAddress",
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 128
+      },
+      "TransactionId": {
+        "title": "TransactionId",
+        "type": "string",
+        "maxLength": 130,
+        "pattern": "^(?:0x[A-Za-z0-9_-]{1,128}|(?!0x)[A-Za-z0-9_-]{1,128})$"
+      },
+      "MovementTransactions": {
+        "title": "MovementTransactions",
+        "type": "array",
+        "maxItems": 16,
+        "items": {
+          "$ref": "#/components/schemas/MovementTransaction"
+        }
+      },
+      "PlatformName": {
+        "title": "PlatformName",
+        "type": "string",
+        "maxLength": 64
+      },
+      "ExchangeCurrencies": {
+        "title": "ExchangeCurrencies",
+        "maxItems": 500
+      },
       "TradeType": {
         "title": "TradeType",
         "type": "string",
@@ -207,6 +275,12 @@ export const recordSchemas = {
           "sell"
         ]
       },
+      "TradeId": {
+        "title": "TradeId",
+        "type": "string",
+        "maxLength": 128,
+        "pattern": "^[A-Za-z0-9_-]{1,128}$"
+      },
       "FeedAmount": {
         "title": "FeedAmount",
         "type": [
@@ -214,12 +288,14 @@ export const recordSchemas = {
           "number"
         ],
         "format": "decimal",
+        "maxLength": 49,
         "minimum": 0
       },
       "FeedTime": {
         "title": "FeedTime",
         "type": "string",
-        "format": "date-time"
+        "format": "date-time",
+        "maxLength": 35
       },
       "FeedTransaction": {
         "title": "FeedTransaction",
@@ -231,8 +307,7 @@ export const recordSchemas = {
         ],
         "properties": {
           "transaction_id": {
-            "type": "string",
-            "pattern": "^(?:0x[A-Za-z0-9_-]{1,128}|(?!0x)[A-Za-z0-9_-]{1,128})$"
+            "$ref": "#/components/schemas/TransactionId"
           },
           "platform_id": {
             "$ref": "#/components/schemas/PlatformId"
@@ -266,7 +341,14 @@ export const recordSchemas = {
             "$ref": "#/components/schemas/PlatformId"
           },
           "name": {
-            "$ref": "#/components/schemas/CatalogueText"
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/CatalogueText"
+              },
+              {
+                "$ref": "#/components/schemas/PlatformName"
+              }
+            ]
           },
           "address_kind": {
             "$ref": "#/components/schemas/AddressKind"
@@ -279,14 +361,16 @@ export const recordSchemas = {
             ]
           },
           "xpub": {
-            "type": "string"
+            "type": "string",
+            "maxLength": 112
           }
         }
       },
       "CatalogueDecimal": {
         "title": "CatalogueDecimal",
         "type": "string",
-        "format": "decimal"
+        "format": "decimal",
+        "maxLength": 49
       },
       "CatalogueTerms": {
         "title": "CatalogueTerms",
@@ -332,7 +416,14 @@ export const recordSchemas = {
         ],
         "properties": {
           "platform_asset_id": {
-            "$ref": "#/components/schemas/CatalogueText"
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/CatalogueText"
+              },
+              {
+                "$ref": "#/components/schemas/PlatformAssetId"
+              }
+            ]
           },
           "deposit": {
             "$ref": "#/components/schemas/CatalogueTerms"
@@ -357,7 +448,14 @@ export const recordSchemas = {
             "$ref": "#/components/schemas/CurrencyId"
           },
           "chain_asset_id": {
-            "$ref": "#/components/schemas/CatalogueText"
+            "allOf": [
+              {
+                "$ref": "#/components/schemas/CatalogueText"
+              },
+              {
+                "$ref": "#/components/schemas/ChainAssetId"
+              }
+            ]
           },
           "decimals": {
             "type": "string",
@@ -369,6 +467,10 @@ export const recordSchemas = {
           "platforms": {
             "type": "object",
             "minProperties": 1,
+            "maxProperties": 16,
+            "propertyNames": {
+              "$ref": "#/components/schemas/PlatformId"
+            },
             "additionalProperties": {
               "$ref": "#/components/schemas/CatalogueOffer"
             }

@@ -30,6 +30,15 @@ export interface paths {
          *     A refresh token works only with the `client_id` it was issued to; presented with another one it is
          *     refused and stays as it was. A refresh that fails (a server error) leaves the token unspent.
          *
+         *     **Signing out ends the password too.** A password is a bearer secret that stays valid until its
+         *     expiry (and deployed clients send it in query strings, which logs keep). Once a sign-in is revoked
+         *     (`POST /v1/oauth2/revoke`, or reuse detection above), the password grant refuses its password and every
+         *     other password of the same account signed for an expiry at or before that sign-in's own expiry, on
+         *     every instance: 400 with code 11309 (OAuth's `invalid_grant`). Signing a new password with a later
+         *     expiry signs in again; the account's other sign-ins and other accounts are not affected. A client that
+         *     signs `now + 604800` signs a later expiry as soon as one second has passed since it signed the password
+         *     of the sign-in that was revoked.
+         *
          *     The parameters are form-encoded in the body (`application/x-www-form-urlencoded`). Deployed clients
          *     send them in the query string instead, with an empty body (possibly labelled `application/json`);
          *     that is accepted: when the body is empty, or carries no parameter at all (`{}` in JSON, nothing but
@@ -61,6 +70,11 @@ export interface paths {
          *     issued from one password grant and its refreshes) is revoked. Its refresh tokens are refused at once
          *     (code 11308); its access tokens are refused (401, code 10000) at once by the instance that answered
          *     and within 5 seconds by every other instance (see the `bearer` scheme). Use it to sign a device out.
+         *
+         *     The password that started the sign-in is ended too, on every instance: from the answer on, the
+         *     password grant refuses it, and any other password of the account signed for an expiry at or before
+         *     that sign-in's expiry, with code 11309 (see `createToken`). Sign in again with a password signed for a
+         *     later expiry.
          *
          *     As RFC 7009 says, the answer is 200 whether or not the token was one this server issued, was already
          *     revoked or has expired: a client cannot do anything useful with such an error, and the answer tells
@@ -290,9 +304,20 @@ export interface paths {
         /**
          * Get the proxy ledger address for a withdrawal to an external address on a platform
          * @description A ledger address (the proxy). Transfers of the currency to it are paid to `address` on the platform's
-         *     blockchain, minus the withdrawal fees. `address` is checked for the platform (400, code 10207, when it is
-         *     not valid there). The proxy address is stable for the account, currency, destination and platform.
-         *     An inactive withdrawal is refused (403, code 10101). Requires a token.
+         *     blockchain, minus the withdrawal fees. `address` is checked for the platform (400, code 10207, with
+         *     `details.reason`, when it is not valid there). The proxy address is stable for the account, currency,
+         *     destination and platform. An inactive withdrawal is refused (403, code 10101). Requires a token.
+         *
+         *     **One address, one proxy.** An address written in several ways is one destination: on an EVM platform
+         *     `0x` and 40 hex digits in any single case, or mixed case only when it is the EIP-55 checksum (another
+         *     mixed case is a typo: 400, reason `checksum`); on Bitcoin bech32/bech32m (in lowercase or in uppercase,
+         *     never mixed: reason `mixed_case`) of the platform's network, or base58check. Every spelling of a
+         *     destination gets the same proxy.
+         *
+         *     **Limits.** An account holds at most a number of proxies set by the operator (100 by default), across
+         *     currencies and platforms: a new one past it is refused (403, code 10102, `details.limit`). It creates at
+         *     most a number of new proxies a minute (10 by default): one more is refused (429, code 11100, with
+         *     `Retry-After`). A proxy the account already has is always answered, never limited.
          *
          *     On the ledger's own platform (such as `WAVES`), `address` is a ledger address of this network and a
          *     withdrawal is a plain transfer on the ledger: the answer's `proxy_addresses` holds `address` itself, to
@@ -369,18 +394,25 @@ export interface paths {
          *     `GET /v1/movements/{id}` (schema `MovementEvent`). `event: reset`: see reconnecting (schema
          *     `ResetEvent`). Clients ignore kinds they do not know: more may be added.
          *
-         *     **Ids.** Every event has an `id`, a decimal integer that grows with every event of the server (not only
-         *     the account's: ids of one account have gaps). The stream starts with an `id:` line and no data: the
-         *     position it starts from (a browser's `EventSource` takes it as its last event id without firing an
-         *     event), so that a reconnect never misses what happened meanwhile. Events are sent in id order.
+         *     **Ids.** Every event has an `id`, a decimal integer that counts the account's own events: its first
+         *     event is `1` and each next one is one more, without gaps. Other accounts' events never move it, so an
+         *     id, a position and a `reset` tell nothing of anyone else's activity. The stream starts with an `id:`
+         *     line and no data: the position it starts from, the account's last id (`0` before its first event; a
+         *     browser's `EventSource` takes it as its last event id without firing an event), so that a reconnect
+         *     never misses what happened meanwhile. Events are sent in id order. (An account that had events or a
+         *     sign-in when the server began counting each account's events on its own, an upgrade, goes on from the
+         *     server-wide count of that moment instead of from 1.)
          *
          *     **Reconnecting.** A client that reconnects with `Last-Event-ID: <id>` (the header `EventSource` sends;
          *     or the `last_event_id` query parameter for clients that cannot set headers) receives every event of
          *     the account after that id that it missed, in order, then live events. Events are kept for 24 hours
-         *     (the retention window): an id older than that, or one this server never issued, is answered with
-         *     one `reset` event (whose `id` is the position the stream goes on from), after which the client should
-         *     re-read `GET /v1/movements`. A malformed id is a 400 (code 10201). Without an id the stream starts with
-         *     what happens from now on.
+         *     (the retention window). When the events after the id are not all kept, one `reset` event comes first
+         *     (reason `expired`; its `id` is the one before the oldest kept event, which follow): the id is older
+         *     than the window, or it was handed out before the upgrade above (all but the last position of that
+         *     time). An id beyond the account's last id (one it was never given: another account's, or made up) is
+         *     answered with one `reset` event (reason `unknown`) whose `id` is the account's last id. After a
+         *     `reset` the client should re-read `GET /v1/movements`. A malformed id is a 400 (code 10201). Without an
+         *     id the stream starts with what happens from now on.
          *
          *     **Keeping the connection.** A comment line (`: heartbeat`) is sent every 15 seconds, so that proxies
          *     do not close an idle connection; the answer carries `Cache-Control: no-store` and
@@ -595,10 +627,10 @@ export interface components {
          * ErrorCode
          * @description The error catalogue. A code is `prefix × 10000 + kind × 100 + detail` (prefix 1 for this gateway);
          *     each entry gives its stable name (`title`), the HTTP status it comes with (`x-status`) and its meaning.
-         *     Kinds 0 to 8 are those of the real service's family; kinds 9 to 14 are added by this gateway.
+         *     Kinds 0 to 8 are those of the real service's family; kinds 9 to 15 are added by this gateway.
          * @example 10000
          */
-        ErrorCode: number & (10000 | 10101 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11101 | 11400 | 11200 | 11201 | 11202 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308);
+        ErrorCode: number & (10000 | 10101 | 10102 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11101 | 11400 | 11500 | 11200 | 11201 | 11202 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308 | 11309);
         /**
          * ErrorBody
          * @description The body of every error response.
@@ -779,7 +811,12 @@ export interface components {
         };
         /**
          * CursorPageInfo
-         * @description Page information of the cursor-paged lists (movements, platforms, trades).
+         * @description Page information of the cursor-paged lists (movements, platforms, trades). A page holds at most `limit`
+         *     items and at most `x-page-bytes` bytes of JSON (262,144: 256 KiB, the whole body): it ends before the
+         *     item that would take it past that, with `has_next_page` true and a `last_cursor` that continues after
+         *     its last item, so that nothing is skipped. A page holds at least one item whenever one follows the
+         *     cursor (the bounds of each item keep it far smaller). Real pages stay well below: a page of 100
+         *     movements or 1,000 trades is some tens of KiB.
          * @example {
          *       "has_next_page": true,
          *       "last_cursor": "eyJrIjpbIkVUSCJdfQ"
@@ -1007,11 +1044,7 @@ export interface components {
          *     }
          */
         MovementTransaction: {
-            /**
-             * @description Transaction id on that platform.
-             * @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060
-             */
-            transaction_id: string;
+            transaction_id: components["schemas"]["TransactionId"];
             platform_id: components["schemas"]["PlatformId"];
         };
         /**
@@ -1073,12 +1106,8 @@ export interface components {
              * @example 2020-11-03T09:02:41.117Z
              */
             updated_at: string;
-            /**
-             * @description Recipient address (a ledger address for a deposit, an external address for a withdrawal).
-             * @example 3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36
-             */
-            recipient_address: string;
-            transactions: components["schemas"]["MovementTransaction"][];
+            recipient_address: components["schemas"]["RecipientAddress"];
+            transactions: components["schemas"]["MovementTransactions"];
         };
         /**
          * MovementList
@@ -1120,10 +1149,10 @@ export interface components {
         MovementEvent: components["schemas"]["Movement"];
         /**
          * ResetEvent
-         * @description The `data` of an event of kind `reset` of `GET /v1/events`: the `Last-Event-ID` the client resumed from
-         *     is older than the retention window (24 hours), or is not one this server issued, so the events after it
-         *     can no longer be sent. The client re-reads what it keeps (`GET /v1/movements`) and goes on from this
-         *     event's `id`; live events follow.
+         * @description The `data` of an event of kind `reset` of `GET /v1/events`: the events after the `Last-Event-ID` the
+         *     client resumed from can no longer all be sent (older than the retention window, 24 hours), or that id is
+         *     not one of the account's, so the client re-reads what it keeps (`GET /v1/movements`) and goes on from this
+         *     event's `id`, an id of the account's own events; the events after it follow.
          * @example {
          *       "type": "reset",
          *       "reason": "expired"
@@ -1133,7 +1162,7 @@ export interface components {
             /** @constant */
             type: "reset";
             /**
-             * @description `expired`: older than the retention window; `unknown`: an id this server never issued.
+             * @description `expired`: events after the id are no longer kept (older than the retention window, or an id of before the server counted each account's events on its own); `unknown`: beyond the account's last id, never given to this account.
              * @enum {string}
              */
             reason: "expired" | "unknown";
@@ -1157,13 +1186,9 @@ export interface components {
             /** @constant */
             type: "platform";
             id: components["schemas"]["PlatformId"];
-            /**
-             * @description Platform name.
-             * @example Ethereum
-             */
-            name: string;
+            name: components["schemas"]["PlatformName"];
             /** @description Tickers of the currencies supported on the platform, in ascending order. */
-            currencies: components["schemas"]["CurrencyId"][];
+            currencies: components["schemas"]["CurrencyId"][] & components["schemas"]["ExchangeCurrencies"];
         };
         /**
          * PlatformList
@@ -1188,11 +1213,7 @@ export interface components {
          */
         Trade: {
             type: components["schemas"]["TradeType"];
-            /**
-             * @description Trade identifier (the ledger transaction id).
-             * @example E4dTtiN8GaiCJUY4WK8nFdCdiM5UdbX4jLKw1i3vCWWL
-             */
-            id: string;
+            id: components["schemas"]["TradeId"];
             /**
              * Format: date-time
              * @description Time of the trade, UTC with milliseconds.
@@ -1359,9 +1380,9 @@ export interface components {
             fee: components["schemas"]["FeedAmount"];
             created_at: components["schemas"]["FeedTime"];
             updated_at: components["schemas"]["FeedTime"];
-            /** @description Recipient address (a ledger address for a deposit, an external address for a withdrawal). */
-            recipient_address: string;
-            transactions: components["schemas"]["FeedTransaction"][];
+            recipient_address: components["schemas"]["RecipientAddress"];
+            /** @description Its transactions, at most as many as a Movement has (MovementTransactions). */
+            transactions: components["schemas"]["FeedTransaction"][] & components["schemas"]["MovementTransactions"];
         };
         /**
          * TradeRecord
@@ -1383,8 +1404,7 @@ export interface components {
          *     }
          */
         TradeRecord: {
-            /** @description Trade identifier (the ledger transaction id). */
-            id: string;
+            id: components["schemas"]["TradeId"];
             address: components["schemas"]["LedgerAddress"];
             amount_currency_id: components["schemas"]["CurrencyId"];
             price_currency_id: components["schemas"]["CurrencyId"];
@@ -1402,7 +1422,9 @@ export interface components {
          *     are platforms of the catalogue, each with deposit or withdrawal terms; its amounts have at most its decimals; min is at most max and fee_rate at
          *     most 1; an `evm` or `bitcoin` platform has an extended public key and a `ledger` one none; only a
          *     `bitcoin` platform has a network (and must); nothing takes a fee on a `ledger` platform; staking yields
-         *     are of catalogue currencies, with at most 8 decimals.
+         *     are of catalogue currencies, with at most 8 decimals. Every list and text has a maximum, beyond what a
+         *     real exchange needs (at most 100 platforms, 500 currencies, 16 platforms a currency), so that what the
+         *     catalogue answers stays small.
          * @example {
          *       "platforms": [
          *         {
@@ -1448,9 +1470,10 @@ export interface components {
          *     }
          */
         Catalogue: {
+            /** @description At most 100 (the real service has a handful). */
             platforms: components["schemas"]["CataloguePlatform"][];
-            currencies: components["schemas"]["CatalogueCurrency"][];
-            staking?: components["schemas"]["CatalogueStakingYield"][];
+            currencies: components["schemas"]["CatalogueCurrency"][] & components["schemas"]["ExchangeCurrencies"];
+            staking?: components["schemas"]["CatalogueStakingYield"][] & components["schemas"]["ExchangeCurrencies"];
         };
         /**
          * @description `password` for initial obtaining, `refresh_token` for reissue; anything else is refused with code 11300.
@@ -1493,22 +1516,28 @@ export interface components {
          */
         NoParameters: Record<string, never>;
         /**
+         * ChainAssetId
+         * @description Asset identifier of a currency on the exchange ledger (`WAVES` for the ledger's own token, else its
+         *     44-character asset id): at most 64 characters.
+         * @example 34N9YcEETLWn93qYQ64EsP1x89tSruJU44RrEMSXXEPJ
+         */
+        ChainAssetId: string;
+        /**
+         * PlatformAssetId
+         * @description Identifier of a currency on an external blockchain (a token contract, a denomination, or the native
+         *     coin's ticker): at most 128 characters.
+         * @example 0xdAC17F958D2ee523a2206206994597C13D831ec7
+         */
+        PlatformAssetId: string;
+        /**
          * CurrencyTerms
          * @description The terms of one currency on one platform, common to deposit and withdrawal.
          */
         CurrencyTerms: {
             id: components["schemas"]["CurrencyId"];
             platform_id: components["schemas"]["PlatformId"];
-            /**
-             * @description Asset identifier of the currency on the exchange ledger (`WAVES` for the ledger's own token).
-             * @example 34N9YcEETLWn93qYQ64EsP1x89tSruJU44RrEMSXXEPJ
-             */
-            chain_asset_id: string;
-            /**
-             * @description Identifier of the currency on the external blockchain (a token contract, or the native coin's ticker).
-             * @example 0xdAC17F958D2ee523a2206206994597C13D831ec7
-             */
-            platform_asset_id: string;
+            chain_asset_id: components["schemas"]["ChainAssetId"];
+            platform_asset_id: components["schemas"]["PlatformAssetId"];
             /**
              * @description Number of decimal places of the currency on the exchange.
              * @example 6
@@ -1532,6 +1561,54 @@ export interface components {
          */
         MovementDirection: "deposit" | "withdrawal";
         /**
+         * RecipientAddress
+         * @description Recipient address of a movement (a ledger address for a deposit, an external address for a
+         *     withdrawal): 1 to 128 characters, room for any blockchain's address.
+         * @example 3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36
+         */
+        RecipientAddress: string;
+        /**
+         * TransactionId
+         * @description A transaction's id on its platform: 1 to 128 letters, digits, `_` or `-`, after an optional `0x`
+         *     prefix (at most 130 characters).
+         * @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060
+         */
+        TransactionId: string;
+        /**
+         * MovementTransactions
+         * @description The transactions that carried a movement: at most 16. The real service shows one on each side of a
+         *     movement (the external platform's and the ledger's: two); 16 leaves room for a movement paid in parts
+         *     while keeping a movement, and so a page of them, small. A feed record with more is refused.
+         * @example [
+         *       {
+         *         "transaction_id": "9f1c0c4b1f7e6c7a3fa0a8a1d2e5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3",
+         *         "platform_id": "BTC"
+         *       },
+         *       {
+         *         "transaction_id": "E4dTtiN8GaiCJUY4WK8nFdCdiM5UdbX4jLKw1i3vCWWL",
+         *         "platform_id": "WAVES"
+         *       }
+         *     ]
+         */
+        MovementTransactions: components["schemas"]["MovementTransaction"][];
+        /**
+         * PlatformName
+         * @description A platform's name, at most 64 characters.
+         * @example Ethereum
+         */
+        PlatformName: string;
+        /**
+         * ExchangeCurrencies
+         * @description A list of currencies of the exchange (the catalogue's, or those of one platform): at most 500. The real
+         *     service's gateway lists a few dozen; 500 keeps the catalogue, and a platform's list of currencies, small.
+         *     Only the bound: each list says what its items are.
+         * @example [
+         *       "USDT",
+         *       "WAVES"
+         *     ]
+         */
+        ExchangeCurrencies: unknown;
+        /**
          * TradeType
          * @description `buy` or `sell`, from the address's side.
          * @example buy
@@ -1539,12 +1616,18 @@ export interface components {
          */
         TradeType: "buy" | "sell";
         /**
+         * TradeId
+         * @description A trade's identifier (the ledger transaction id), 1 to 128 letters, digits, `_` or `-`.
+         * @example E4dTtiN8GaiCJUY4WK8nFdCdiM5UdbX4jLKw1i3vCWWL
+         */
+        TradeId: string;
+        /**
          * FeedAmount
          * Format: decimal
          * @description Not an API resource: an amount in a feed record, in whole currency units. A non-negative decimal of at
-         *     most 30 integer and 18 fractional digits, without exponent. Prefer a string (`"0.0128"`), which stays
-         *     exact; a JSON number is read as its shortest decimal text, so `1e-7` is refused. On import the amount may
-         *     not have more decimals than its currency.
+         *     most 30 integer and 18 fractional digits, without exponent (as text, at most 49 characters). Prefer a
+         *     string (`"0.0128"`), which stays exact; a JSON number is read as its shortest decimal text, so `1e-7`
+         *     is refused. On import the amount may not have more decimals than its currency.
          * @example 0.0128
          */
         FeedAmount: string | number;
@@ -1552,22 +1635,22 @@ export interface components {
          * FeedTime
          * Format: date-time
          * @description Not an API resource: a time in a feed record: an ISO 8601 date-time with a time zone (`Z` or `±hh:mm`)
-         *     and at most 9 fractional digits of a second. Stored and served in UTC with milliseconds.
+         *     and at most 9 fractional digits of a second (at most 35 characters). Stored and served in UTC with
+         *     milliseconds.
          * @example 2020-11-03T10:34:02.630+02:00
          */
         FeedTime: string;
         /**
          * FeedTransaction
-         * @description Not an API resource: a transaction of a movement record, served as a MovementTransaction. Its id is
-         *     1 to 128 letters, digits, `_` or `-`, after an optional `0x` prefix.
+         * @description Not an API resource: a transaction of a movement record, served as a MovementTransaction (no other
+         *     field is allowed).
          * @example {
          *       "transaction_id": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
          *       "platform_id": "ETH"
          *     }
          */
         FeedTransaction: {
-            /** @example 0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060 */
-            transaction_id: string;
+            transaction_id: components["schemas"]["TransactionId"];
             platform_id: components["schemas"]["PlatformId"];
         };
         /**
@@ -1599,7 +1682,7 @@ export interface components {
          */
         CataloguePlatform: {
             id: components["schemas"]["PlatformId"];
-            name: components["schemas"]["CatalogueText"];
+            name: components["schemas"]["CatalogueText"] & components["schemas"]["PlatformName"];
             address_kind: components["schemas"]["AddressKind"];
             /**
              * @description The network of a `bitcoin` platform (required there, and nowhere else).
@@ -1607,8 +1690,9 @@ export interface components {
              */
             network?: "mainnet" | "testnet";
             /**
-             * @description Extended public key (BIP32, `xpub…` or `tpub…`) that deposit addresses derive from; required for
-             *     `evm` and `bitcoin`, never given for `ledger`. Never a private key.
+             * @description Extended public key (BIP32, `xpub…` or `tpub…`: 82 bytes in base58, at most 112 characters) that
+             *     deposit addresses derive from; required for `evm` and `bitcoin`, never given for `ledger`. Never a
+             *     private key.
              */
             xpub?: string;
         };
@@ -1616,7 +1700,7 @@ export interface components {
          * CatalogueDecimal
          * Format: decimal
          * @description Not an API resource: an amount of the catalogue, as text: a non-negative decimal of at most 30 integer
-         *     and 18 fractional digits, without exponent (`0.001`).
+         *     and 18 fractional digits, without exponent (`0.001`; at most 49 characters).
          * @example 0.001
          */
         CatalogueDecimal: string;
@@ -1656,7 +1740,7 @@ export interface components {
          *     }
          */
         CatalogueOffer: {
-            platform_asset_id: components["schemas"]["CatalogueText"];
+            platform_asset_id: components["schemas"]["CatalogueText"] & components["schemas"]["PlatformAssetId"];
             deposit?: components["schemas"]["CatalogueTerms"];
             withdrawal?: components["schemas"]["CatalogueTerms"];
         };
@@ -1682,11 +1766,11 @@ export interface components {
          */
         CatalogueCurrency: {
             id: components["schemas"]["CurrencyId"];
-            chain_asset_id: components["schemas"]["CatalogueText"];
+            chain_asset_id: components["schemas"]["CatalogueText"] & components["schemas"]["ChainAssetId"];
             /** @description Number of decimal places, 0 to 18 (as text). */
             decimals: string;
             default_platform: components["schemas"]["PlatformId"];
-            /** @description Its terms by platform id. */
+            /** @description Its terms by platform id, on 1 to 16 platforms (the real service's currencies are on a few). */
             platforms: {
                 [key: string]: components["schemas"]["CatalogueOffer"];
             };
@@ -1717,6 +1801,19 @@ export interface components {
         };
         /** @description The `Accept` header excludes `application/json`. */
         NotAcceptable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description The request line and headers did not arrive within 10 seconds (the server's setting) of the request's
+         *     first byte (of the connection's opening, for its first request), or the whole request within 30 seconds;
+         *     the connection is closed.
+         */
+        RequestTimeout: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1890,6 +1987,43 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["WithdrawalAddresses"];
+            };
+        };
+        /**
+         * @description The request is invalid: a missing or invalid parameter, or a destination that is not a valid address of
+         *     the platform (10207, `details.reason`: `format`, `checksum`, `mixed_case` or `network`).
+         */
+        InvalidWithdrawalDestination: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description The currency's withdrawal is inactive on the platform (10101), or the account holds as many withdrawal
+         *     addresses as it may and this destination would be a new one (10102).
+         */
+        WithdrawalForbidden: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description Too many requests; or too many new withdrawal addresses created by the account this minute (the
+         *     addresses it has are still answered). Retry after `Retry-After` seconds.
+         */
+        TooManyNewWithdrawalAddresses: {
+            headers: {
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
             };
         };
         /** @description The proxy ledger address with the withdrawal terms. */
@@ -2086,7 +2220,7 @@ export interface operations {
             };
             /**
              * @description The request is refused. The code says which rule failed: a missing or invalid parameter
-             *     (10200, 10201), an unreadable body (10204), or a token rule (11300 to 11308). The first example is
+             *     (10200, 10201), an unreadable body (10204), or a token rule (11300 to 11309). The first example is
              *     the generic one (what the mock answers by default); the mock gives the others on request with
              *     `Prefer: code=400, example=<name>`.
              */
@@ -2101,6 +2235,7 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2152,6 +2287,7 @@ export interface operations {
             };
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2193,6 +2329,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2219,6 +2356,7 @@ export interface operations {
             404: components["responses"]["CurrencyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2250,6 +2388,7 @@ export interface operations {
             404: components["responses"]["CurrencyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2278,6 +2417,7 @@ export interface operations {
             404: components["responses"]["CurrencyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2311,6 +2451,7 @@ export interface operations {
             404: components["responses"]["CurrencyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2350,6 +2491,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2376,6 +2518,7 @@ export interface operations {
             404: components["responses"]["CurrencyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2407,6 +2550,7 @@ export interface operations {
             404: components["responses"]["CurrencyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2436,13 +2580,14 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["DeprecatedWithdrawalAddresses"];
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidWithdrawalDestination"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WithdrawalForbidden"];
             404: components["responses"]["CurrencyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            429: components["responses"]["TooManyRequests"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyNewWithdrawalAddresses"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2476,13 +2621,14 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["WithdrawalAddresses"];
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["InvalidWithdrawalDestination"];
             401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
+            403: components["responses"]["WithdrawalForbidden"];
             404: components["responses"]["CurrencyNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
-            429: components["responses"]["TooManyRequests"];
+            408: components["responses"]["RequestTimeout"];
+            429: components["responses"]["TooManyNewWithdrawalAddresses"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2521,6 +2667,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2556,6 +2703,7 @@ export interface operations {
             404: components["responses"]["MovementNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2567,14 +2715,14 @@ export interface operations {
             query?: {
                 /**
                  * @description The same as the `Last-Event-ID` header, for clients that cannot set headers; the header wins.
-                 * @example 1042
+                 * @example 42
                  */
                 last_event_id?: string;
             };
             header?: {
                 /**
-                 * @description The `id` of the last event the client received; the stream resumes after it.
-                 * @example 1042
+                 * @description The `id` of the last event the client received (an id of the account's own events); the stream resumes after it.
+                 * @example 42
                  */
                 "Last-Event-ID"?: string;
             };
@@ -2600,6 +2748,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyEventStreams"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2639,6 +2788,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2674,6 +2824,7 @@ export interface operations {
             404: components["responses"]["PlatformNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2743,6 +2894,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2778,6 +2930,7 @@ export interface operations {
             404: components["responses"]["StakingYieldNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2805,6 +2958,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2832,6 +2986,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2859,6 +3014,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];
@@ -2887,6 +3043,7 @@ export interface operations {
             404: components["responses"]["RouteNotFound"];
             405: components["responses"]["MethodNotAllowed"];
             406: components["responses"]["NotAcceptable"];
+            408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];
             500: components["responses"]["InternalError"];

@@ -16,8 +16,10 @@ import { watchRevocations } from './domain/revocations.js';
 import { errorHandling } from './error-handler.js';
 import { BODY_LIMIT, fastifyOptions } from './fastify-options.js';
 import { handlers as defaultHandlers } from './handlers/index.js';
+import { ConnectionSlots, connectionLimits } from './lib/connection-caps.js';
 import type { Metrics } from './metrics.js';
 import { databaseRetry } from './operator/database-wait.js';
+import { connections } from './plugins/connections.js';
 import { corsFor } from './plugins/cors.js';
 import { docs } from './plugins/docs.js';
 import { negotiation } from './plugins/negotiation.js';
@@ -87,7 +89,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     app.log.warn(error.notice('serving'));
   }
   const now = options.now ?? Date.now;
-  const services = createServices(config, store, { now, log: app.log });
+  const connectionSlots = new ConnectionSlots(connectionLimits(config));
+  const services = createServices(config, store, { now, log: app.log, connections: connectionSlots });
   app.addHook('onClose', async () => services.database.close());
   app.decorate('gatewayMetrics', services.metrics);
   const { sharedLimits } = services;
@@ -108,6 +111,8 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     await services.events.close();
   });
 
+  // At the socket, before a byte is read: connections over a cap, and new ones that send nothing, let go.
+  connections(app, connectionSlots, { idleConnectionTimeoutMs: config.idleConnectionTimeoutMs });
   returnRequestIds(app);
   securityHeaders(app);
   // Before any other work: a request refused for overload costs next to nothing.
@@ -128,6 +133,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
         acceptedKeyIds: [...services.tokens.verifyingKeys.keys()].filter((id) => id !== services.tokens.keyId),
         redis: config.redisUrl !== '',
         trustProxyHops: config.trustProxyHops,
+        connectionLimits: connectionSlots.limits,
         corsOrigins: config.corsOrigins.length,
         addresses: this.addresses().map((a) => (typeof a === 'string' ? a : `${a.address}:${a.port}`)),
       },

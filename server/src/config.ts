@@ -55,6 +55,13 @@ const settings = {
    * from the process's heap limit (domain/event-stream-limits.ts).
    */
   eventStreamsPerInstance: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+  /** Withdrawal proxy addresses an account may hold; a new one past it is refused (403, code 10102). */
+  withdrawalAddressesPerAccount: { type: 'integer', minimum: 1, maximum: 1_000_000, default: 100 },
+  /**
+   * New withdrawal proxy addresses an account may create per minute (one more: 429 with Retry-After), counted
+   * in Redis with REDIS_URL; asking again for one it has is never limited.
+   */
+  withdrawalAddressRateLimit: { type: 'integer', minimum: 1, maximum: 100_000, default: 10 },
   /**
    * Redis for limits shared by every instance (`redis://host:6379`); empty, or while it does not answer: limits
    * in memory, per instance.
@@ -62,6 +69,25 @@ const settings = {
   redisUrl: { type: 'string', pattern: '^(rediss?://.+)?$', default: '' },
   /** Trust X-Forwarded-* from this many proxy hops (behind a load balancer), so limits see client addresses. */
   trustProxyHops: { type: 'integer', minimum: 0, maximum: 10, default: 0 },
+  /**
+   * Connections one client address (an IPv6 address: its /64) may hold open; the next is closed at once. 0:
+   * no such cap. Not applied with TRUST_PROXY_HOPS above 0, where every connection comes from the proxy.
+   */
+  connectionsPerAddress: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 256 },
+  /**
+   * Connections the instance holds open in all; the next is closed at once. 0: derived from the process's
+   * open-file limit and heap, the lower (lib/connection-caps.ts).
+   */
+  connectionsPerInstance: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 0 },
+  /** A connection that has not sent a whole request yet is closed after this long without a byte (ms). */
+  idleConnectionTimeoutMs: { type: 'integer', minimum: 100, maximum: 60_000, default: 5_000 },
+  /** A request's line and headers must have arrived this long after its first byte (ms); else 408 and close. */
+  headersTimeoutMs: { type: 'integer', minimum: 100, maximum: 30_000, default: 10_000 },
+  /**
+   * How long a connection is kept open, idle, after an answer (ms). 0: 5 s, or with TRUST_PROXY_HOPS above 0
+   * 72 s (longer than the 60 s a load balancer keeps an idle connection to its targets).
+   */
+  keepAliveTimeoutMs: { type: 'integer', minimum: 0, maximum: 600_000, default: 0 },
   /** Browser origins allowed to call the API (CORS); `*` for any; empty for none. */
   corsOrigins: {
     type: 'string',
@@ -77,6 +103,11 @@ const settings = {
   overloadEventLoopDelayMs: { type: 'integer', minimum: 0, maximum: 60_000, default: 0 },
   /** Shed requests while the heap in use is above this share of the heap limit (percent); 0: never for it. */
   overloadHeapPercent: { type: 'integer', minimum: 0, maximum: 100, default: 90 },
+  /**
+   * Shed requests while the answers handed to their connections and not yet written to the network (clients
+   * that read slowly, or not at all) hold more than this (MiB); 0: never for it.
+   */
+  overloadUnsentMib: { type: 'integer', minimum: 0, maximum: 65_536, default: 64 },
   /** A port of its own for GET /metrics (the API's port then answers 404 there); 0: on the API's port. */
   metricsPort: { type: 'integer', minimum: 0, maximum: 65535, default: 0 },
   /** Interface of the metrics port. */

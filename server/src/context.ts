@@ -5,6 +5,7 @@ import type { CatalogueCache } from './domain/catalogue-cache.js';
 import type { CursorCodec } from './domain/cursor.js';
 import type { AccountEvents } from './domain/events.js';
 import type { Caller, TokenSettings } from './domain/token-settings.js';
+import type { WithdrawalLimits } from './domain/withdrawal-limits.js';
 import { ApiError } from './errors.js';
 import type { Metrics } from './metrics.js';
 import type { SharedLimits } from './shared-limits.js';
@@ -28,6 +29,8 @@ export interface Services {
   proxySeed: string;
   /** The Redis of the limits every instance shares (REDIS_URL), and its state; null without one. */
   sharedLimits: SharedLimits | null;
+  /** The bounds on the withdrawal proxies an account creates (counted in that Redis when there is one). */
+  withdrawalLimits: WithdrawalLimits;
   /** Current time, milliseconds since the epoch (injectable for tests). */
   now(): number;
 }

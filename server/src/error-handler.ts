@@ -5,7 +5,7 @@
  * plugins/unrouted.ts's answer.
  */
 import type { ErrorName } from '@gateway/generated';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Services } from './context.js';
 import { ApiError, errorBody } from './errors.js';
 import { logsRequests } from './plugins/observability.js';

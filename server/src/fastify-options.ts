@@ -3,7 +3,9 @@
  * timeouts, and answers in the spec's error body for requests that never reach a route (a URL the router
  * cannot read, bytes Node's HTTP parser refuses).
  */
-import type { FastifyError, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+
+import type { Server } from 'node:http';
+import type { FastifyError, FastifyHttpOptions, FastifyReply, FastifyRequest } from 'fastify';
 import { LogController } from 'fastify';
 import type { Config } from './config.js';
 import { errorBody } from './errors.js';
@@ -45,7 +47,39 @@ export function requestIds(
   };
 }
 
-export function fastifyOptions(config: Config, instanceId: string, logStream?: LogStream): FastifyServerOptions {
+/** A request (its line, headers and body) must have arrived this long after its first byte. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * How long an idle connection is kept after an answer: KEEP_ALIVE_TIMEOUT_MS, else Node's 5 s for clients
+ * that connect directly, and behind proxies Fastify's 72 s, longer than the 60 s a load balancer (AWS ALB,
+ * nginx's upstream `keepalive_timeout`) keeps its own idle connection to a target, so that it is always the
+ * one to close it, never the gateway while a request is on its way.
+ */
+export function keepAliveTimeoutMs(config: Pick<Config, 'keepAliveTimeoutMs' | 'trustProxyHops'>): number {
+  if (config.keepAliveTimeoutMs > 0) return config.keepAliveTimeoutMs;
+  return config.trustProxyHops > 0 ? 72_000 : 5_000;
+}
+
+/** The status line and error body for a request Node's HTTP server refused before it reached Fastify. */
+function clientErrorAnswer(code: string | undefined, headersTimeoutMs: number): [string, ReturnType<typeof errorBody>] {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return ['431 Request Header Fields Too Large', errorBody('headers_too_large')];
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return [
+        '408 Request Timeout',
+        errorBody(
+          'request_timeout',
+          `The request did not arrive in time (its headers within ${headersTimeoutMs / 1000} s of its first byte, all of it within ${REQUEST_TIMEOUT_MS / 1000} s).`,
+        ),
+      ];
+    default:
+      return ['400 Bad Request', errorBody('invalid_parameter', 'The request is not valid HTTP')];
+  }
+}
+
+export function fastifyOptions(config: Config, instanceId: string, logStream?: LogStream): FastifyHttpOptions<Server> {
   return {
     bodyLimit: BODY_LIMIT,
     // The spec's own schema keyword (read by the error handler, not a validation rule).
@@ -69,7 +103,6 @@ export function fastifyOptions(config: Config, instanceId: string, logStream?: L
       logsRequests(logger.level) ? logger.child(bindings, options) : logger,
     // Long enough for every path parameter the spec allows (Fastify's default, 100, is not).
     routerOptions: { maxParamLength: 256 },
-    requestTimeout: 30_000,
     // URLs the router cannot read (bad percent-encoding, a path parameter longer than any the spec allows)
     // are answered in the spec's error body like any other invalid request.
     frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
@@ -79,25 +112,37 @@ export function fastifyOptions(config: Config, instanceId: string, logStream?: L
           : 'The URL is not valid';
       reply.code(400).send(errorBody('invalid_parameter', message));
     },
-    // Requests Node's HTTP parser refuses never reach Fastify: answer them in the error body too.
+    // Requests Node's HTTP parser refuses, and requests that arrive too slowly, never reach Fastify: answer
+    // them in the error body too.
     clientErrorHandler: (error, socket) => {
-      if (!socket.writable) {
+      // An answer already begun on this connection (Node's own rule): another would corrupt it.
+      const inFlight = (socket as unknown as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+      if (!socket.writable || inFlight?.headersSent) {
         socket.destroy(error);
         return;
       }
-      const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+      const [status, body] = clientErrorAnswer(error.code, config.headersTimeoutMs);
       // An answer to HEAD has no body (its length is still given). Node passes the unparsed bytes.
       const raw: unknown = error.rawPacket;
       const head = Buffer.isBuffer(raw) && raw.toString('latin1', 0, 5) === 'HEAD ';
-      const body = JSON.stringify(
-        tooLarge ? errorBody('headers_too_large') : errorBody('invalid_parameter', 'The request is not valid HTTP'),
-      );
+      const text = JSON.stringify(body);
       socket.end(
-        `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
-          `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${head ? '' : body}`,
+        `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+          `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${head ? '' : text}`,
       );
     },
+    // Connection timeouts (the caps and the idle timeout of a new connection are plugins/connections.ts):
+    // a request's headers within HEADERS_TIMEOUT_MS, the whole request within 30 s (both checked every
+    // second), idle between requests KEEP_ALIVE_TIMEOUT_MS, and no more than 60 s without a byte either way
+    // while a request is read or answered (an event stream sends a heartbeat every 15 s).
+    requestTimeout: REQUEST_TIMEOUT_MS,
+    keepAliveTimeout: keepAliveTimeoutMs(config),
     connectionTimeout: 60_000,
+    http: {
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: 1_000,
+    },
     // Behind TRUST_PROXY_HOPS load balancers, X-Forwarded-For gives the client's address to the limits.
     trustProxy: (_address: string, hop: number) => hop < config.trustProxyHops,
   };

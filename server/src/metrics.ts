@@ -1,20 +1,18 @@
 /**
  * Prometheus metrics of one app: requests by operation and status with latency, token grants and refusals
  * by reason, database pool state, whether the Redis of the shared limits answers, open event streams and
- * their refusals, and the process's own. Each app has its own registry.
+ * connections with their refusals (metrics-limits.ts), the ledger-key cache's hit rate (metrics-key-cache.ts),
+ * and the process's own. Each app has its own registry.
  */
 import client from 'prom-client';
 import type { CatalogueCache } from './domain/catalogue-cache.js';
-import type { StreamCounts } from './domain/event-stream-limits.js';
+import type { ConnectionCounts } from './lib/connection-caps.js';
+import { registerKeyCacheMetrics } from './metrics-key-cache.js';
+import { type EventStreamSource, registerConnections, registerEventStreams } from './metrics-limits.js';
 import type { SharedLimits } from './shared-limits.js';
 import type { DatabaseWatch } from './store/availability.js';
 import type { Store } from './store/store.js';
 import { VERSION } from './version.js';
-
-/** What the metrics read of the event streams at scrape time (the app's `AccountEvents`). */
-export interface EventStreamSource {
-  streamCounts(): StreamCounts;
-}
 
 export interface Metrics {
   readonly contentType: string;
@@ -34,6 +32,8 @@ export interface MetricSources {
   sharedLimits?: Pick<SharedLimits, 'state'> | null;
   /** The open event streams and their refusals. */
   eventStreams?: EventStreamSource;
+  /** The open connections, their caps, refusals and timeouts (plugins/connections.ts). */
+  connections?: ConnectionCounts;
 }
 
 export function createMetrics(store: Store, sources: MetricSources): Metrics {
@@ -119,6 +119,8 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
     });
   }
   if (sources.eventStreams) registerEventStreams(registry, sources.eventStreams);
+  if (sources.connections) registerConnections(registry, sources.connections);
+  registerKeyCacheMetrics(registry);
   return {
     contentType: registry.contentType,
     observeRequest: requests.observe,
@@ -127,38 +129,6 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
     requestShed: (reason) => shed.inc({ reason }),
     render: () => registry.metrics(),
   };
-}
-
-/** Open event streams, the limit of the instance, and the streams refused by limit (read at scrape time). */
-function registerEventStreams(registry: client.Registry, source: EventStreamSource): void {
-  new client.Gauge({
-    name: 'gateway_event_streams_open',
-    help: 'Event streams (GET /v1/events) open on this instance.',
-    registers: [registry],
-    collect() {
-      this.set(source.streamCounts().open);
-    },
-  });
-  new client.Gauge({
-    name: 'gateway_event_streams_limit',
-    help: 'Event streams this instance holds open at most (EVENT_STREAMS_PER_INSTANCE or derived from the heap).',
-    registers: [registry],
-    collect() {
-      this.set(source.streamCounts().limits.perInstance);
-    },
-  });
-  new client.Counter({
-    name: 'gateway_event_streams_refused_total',
-    help: 'Event streams refused, by the limit reached: account (429) or instance (503).',
-    labelNames: ['reason'],
-    registers: [registry],
-    collect() {
-      const { refused } = source.streamCounts();
-      this.reset();
-      this.inc({ reason: 'account' }, refused.account);
-      this.inc({ reason: 'instance' }, refused.instance);
-    },
-  });
 }
 
 const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];

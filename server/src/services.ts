@@ -1,6 +1,6 @@
 /**
  * The services every handler gets: the store, the catalogue cache, the secrets' keys and codecs, the Redis of
- * the shared limits, the clock.
+ * the shared limits, the clock (and the metrics, which also read the app's connections).
  */
 import type { Config } from './config.js';
 import type { Services } from './context.js';
@@ -9,7 +9,10 @@ import { createCursorCodec } from './domain/cursor.js';
 import { streamLimits } from './domain/event-stream-limits.js';
 import { AccountEvents } from './domain/events.js';
 import { RevokedFamilies } from './domain/revocations.js';
+import { WithdrawalLimits } from './domain/withdrawal-limits.js';
+import type { ConnectionCounts } from './lib/connection-caps.js';
 import { createMetrics } from './metrics.js';
+import { windowCounter } from './plugins/rate-limit.js';
 import { loadSecrets } from './secrets.js';
 import { createSharedLimits } from './shared-limits.js';
 import { type DatabaseLog, watchDatabase } from './store/availability.js';
@@ -24,7 +27,7 @@ export interface ServicesLog extends DatabaseLog {
 export function createServices(
   config: Config,
   store: Store,
-  options: { now: () => number; log: ServicesLog },
+  options: { now: () => number; log: ServicesLog; connections?: ConnectionCounts },
 ): Services {
   const warn = (message: string) => options.log.warn(message);
   const secrets = loadSecrets(config, warn);
@@ -40,7 +43,13 @@ export function createServices(
     db: store.db,
     store,
     database,
-    metrics: createMetrics(store, { database, catalogue, sharedLimits, eventStreams: events }),
+    metrics: createMetrics(store, {
+      database,
+      catalogue,
+      sharedLimits,
+      eventStreams: events,
+      connections: options.connections,
+    }),
     catalogue,
     config,
     cursors: createCursorCodec(secrets.cursorSecret),
@@ -57,6 +66,10 @@ export function createServices(
     events,
     proxySeed: secrets.proxySeed,
     sharedLimits,
+    withdrawalLimits: new WithdrawalLimits(
+      { perAccount: config.withdrawalAddressesPerAccount, newPerMinute: config.withdrawalAddressRateLimit },
+      windowCounter(sharedLimits, 'gateway-new-withdrawal-addresses-'),
+    ),
     now: options.now,
   };
 }

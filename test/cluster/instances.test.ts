@@ -76,7 +76,8 @@ describe(`two instances on one PostgreSQL database${REDIS_URL ? ' and one Redis'
 
   it('two instances refreshing the same token at once: exactly one wins, and reuse revokes the family', async () => {
     for (let round = 0; round < 5; round++) {
-      const { refresh_token } = await signIn(a);
+      // An account per round: the reuse revokes the round's sign-in, and with it its account's password.
+      const { refresh_token } = await signIn(a, DEMO_SEED, 2000 + round);
       const fields = { grant_type: 'refresh_token', scope: 'general', client_id: 'waves.exchange', refresh_token };
       const results = await Promise.all([a, b, a, b].map((g) => fetch(`${g.url}/v1/oauth2/token`, form(fields))));
       const statuses = results.map((r) => r.status);

@@ -114,7 +114,7 @@ const breaking: [string, (d: Doc) => void, RegExp][] = [
   [
     'a widened output type',
     (d) => {
-      d.components.schemas.Platform.properties.name.type = ['string', 'null'];
+      d.components.schemas.PlatformName.type = ['string', 'null'];
     },
     /GET \/v1\/platforms\/\{id\}: response 200 \(application\/json\) field `name` type "string" -> \["string","null"\] \(widened output\)/,
   ],
@@ -175,9 +175,31 @@ const breaking: [string, (d: Doc) => void, RegExp][] = [
     },
     /GET \/v1\/platforms\/\{id\}: response 404 no longer gives error code 10402/,
   ],
+  [
+    'a shared bound raised on output (a list of currencies of 1,000)',
+    (d) => {
+      d.components.schemas.ExchangeCurrencies.maxItems = 1000;
+    },
+    /GET \/v1\/platforms: response 200 \(application\/json\) field `items\[\]\.currencies` maxItems 500 -> 1000 \(widened output\)/,
+  ],
+  [
+    'a shared bound added on input',
+    (d) => {
+      d.components.schemas.ShortText = { maxLength: 100 };
+      d.components.schemas.Cursor.allOf = [{ $ref: '#/components/schemas/ShortText' }];
+    },
+    /GET \/v1\/platforms: parameter `after` \(query\) maxLength none -> 100 \(narrowed input\)/,
+  ],
 ];
 
 const nonBreaking: [string, (d: Doc) => void, RegExp][] = [
+  [
+    'a shared bound lowered on output',
+    (d) => {
+      d.components.schemas.ExchangeCurrencies.maxItems = 100;
+    },
+    /GET \/v1\/platforms: response 200 \(application\/json\) field `items\[\]\.currencies` maxItems 500 -> 100 \(narrowed output\)/,
+  ],
   [
     'a new optional parameter',
     (d) => {

@@ -172,7 +172,8 @@ describe('the client against the real server, end to end', () => {
   it('logout signs the device out: its access token and its refresh token are refused', async () => {
     const storage = memoryStorage();
     const client = realClient({ storage });
-    const tokens = await client.login(signer, { lifetime: 3600 });
+    // An account of its own: signing out ends the account's passwords expiring up to this sign-in's.
+    const tokens = await client.login(signerFromSeed(DEMO_SEED, { nonce: 11 }), { lifetime: 3600 });
     expect((await client.api.GET('/v1/movements', { params: { query: { limit: 1 } } })).response.status).toBe(200);
     await client.logout();
     expect(await client.session()).toBeNull();
@@ -197,7 +198,8 @@ describe('the client against the real server, end to end', () => {
       storage,
       now: () => clock,
     });
-    const first = await client.login(signer, { lifetime: 120 });
+    // An account of its own: the reuse revokes the sign-in, and with it the account's passwords up to its expiry.
+    const first = await client.login(signerFromSeed(DEMO_SEED, { nonce: 12 }), { lifetime: 120 });
     // A copy of the session (another tab holding the same tokens).
     const copy = realClient({
       storage: memoryStorage({ ...first }),

@@ -16,15 +16,17 @@ import type { ScenarioContext } from '../src/scenario.js';
 import { documentedResponses, resolveResponse, spec } from '../src/spec.js';
 
 /** The mock accepts any well-formed bearer token and any well-formed password; it knows no real data. */
+const mockPasswordGrant = async () => ({
+  grant_type: 'password',
+  scope: 'general',
+  username: '4KxUVD9NtyRJjU3BCvPgJSttoJX7cb3DMdDTNucLN121',
+  password: '1893456000:2SdV1pLJrN49TkTVxqXmkJ7fbi5J1wGHiUQV2jVUhiQ9WK7yEA9nsWd5uJmceTJEjtF3koveZkaZ7qEf6ovSE8QW',
+  client_id: 'waves.exchange',
+});
 const mockContext: ScenarioContext = {
   bearer: async () => 'Bearer eyJhbGciOiJFZERTQSJ9.eyJhIjoiM1A5S1IzM1F5WHdmVFh2OGtLdE5HWll0Z0trM1JYU1VrMzYifQ.c2ln',
-  passwordGrant: async () => ({
-    grant_type: 'password',
-    scope: 'general',
-    username: '4KxUVD9NtyRJjU3BCvPgJSttoJX7cb3DMdDTNucLN121',
-    password: '1893456000:2SdV1pLJrN49TkTVxqXmkJ7fbi5J1wGHiUQV2jVUhiQ9WK7yEA9nsWd5uJmceTJEjtF3koveZkaZ7qEf6ovSE8QW',
-    client_id: 'waves.exchange',
-  }),
+  passwordGrant: mockPasswordGrant,
+  signedOutPasswordGrant: mockPasswordGrant,
   freshRefreshToken: async () => 'rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw',
   movementId: async () => '0b7c4f52-3a1e-4c0f-9d8e-7a1b2c3d4e5f',
 };

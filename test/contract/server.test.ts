@@ -31,18 +31,24 @@ const PRISM_REQUEST_SIDE =
 async function serverContext(baseUrl: string): Promise<ScenarioContext> {
   const signer = signerFromSeed(DEMO_SEED);
   const api = createApiClient({ baseUrl });
-  const passwordGrant = async () => ({
-    grant_type: 'password',
-    scope: 'general',
-    username: signer.publicKey,
-    password: await passwordFor(signer, 'W', 'waves.exchange', Math.floor(Date.now() / 1000) + 600),
-    client_id: 'waves.exchange',
-  });
-  const signIn = async () => {
+  // Each password is signed for a later expiry than the one before: a scenario that revokes a sign-in ends
+  // the account's passwords expiring up to its own, and the next scenario may sign in within the same second.
+  let lastExpiry = 0;
+  const passwordGrant = async () => {
+    lastExpiry = Math.max(Math.floor(Date.now() / 1000) + 600, lastExpiry + 1);
+    return {
+      grant_type: 'password',
+      scope: 'general',
+      username: signer.publicKey,
+      password: await passwordFor(signer, 'W', 'waves.exchange', lastExpiry),
+      client_id: 'waves.exchange',
+    };
+  };
+  const signIn = async (fields?: Record<string, string>) => {
     const response = await fetch(`${baseUrl}/v1/oauth2/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams(await passwordGrant()),
+      body: new URLSearchParams(fields ?? (await passwordGrant())),
     });
     if (response.status !== 200) throw new Error(`sign-in: ${response.status} ${await response.text()}`);
     return (await response.json()) as { access_token: string; refresh_token: string };
@@ -52,6 +58,17 @@ async function serverContext(baseUrl: string): Promise<ScenarioContext> {
     bearer: async () => `Bearer ${access_token}`,
     passwordGrant,
     freshRefreshToken: async () => (await signIn()).refresh_token,
+    async signedOutPasswordGrant() {
+      const fields = await passwordGrant();
+      const { refresh_token } = await signIn(fields);
+      const revoked = await fetch(`${baseUrl}/v1/oauth2/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: refresh_token }),
+      });
+      if (revoked.status !== 200) throw new Error(`revoke: ${revoked.status} ${await revoked.text()}`);
+      return fields;
+    },
     movementId: async () => {
       const { data } = await api.GET('/v1/movements', {
         params: { query: { limit: 1 } },

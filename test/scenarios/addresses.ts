@@ -72,6 +72,44 @@ export const addressScenarios: Scenario[] = [
     expect: { status: 400, code: 10207 },
   },
   {
+    name: 'withdrawal to a mixed-case EVM address that is not its EIP-55 checksum: 400',
+    operationId: 'getWithdrawalAddresses',
+    request: {
+      path: '/v1/withdraw/addresses/USDT/0x3f2b1c25a5F23b193560B97988ee98cBDb480730/ETH',
+      auth: 'token',
+      headers: prefer(400),
+    },
+    expect: { status: 400, code: 10207 },
+  },
+  {
+    name: 'withdrawal to an EVM address in lowercase: the same proxy as its checksummed form',
+    operationId: 'getWithdrawalAddresses',
+    request: { path: `/v1/withdraw/addresses/USDT/${evmDestination.toLowerCase()}/ETH`, auth: 'token' },
+    expect: { status: 200 },
+  },
+  {
+    name: "withdrawal address past the account's limit of proxies: 403 (the mock's example)",
+    operationId: 'getWithdrawalAddresses',
+    request: {
+      path: `/v1/withdraw/addresses/USDT/${evmDestination}/ETH`,
+      auth: 'token',
+      headers: { Prefer: 'code=403, example=withdrawalAddressLimit' },
+    },
+    expect: { status: 403 },
+    only: 'mock',
+  },
+  {
+    name: "too many new withdrawal addresses this minute: 429 with Retry-After (the mock's example)",
+    operationId: 'getWithdrawalAddresses',
+    request: {
+      path: `/v1/withdraw/addresses/USDT/${evmDestination}/ETH`,
+      auth: 'token',
+      headers: { Prefer: 'code=429, example=newWithdrawalAddresses' },
+    },
+    expect: { status: 429, headers: { 'retry-after': /^\d+$/ } },
+    only: 'mock',
+  },
+  {
     name: 'withdrawal on an unknown platform: 404',
     operationId: 'getWithdrawalAddresses',
     request: { path: `/v1/withdraw/addresses/USDT/${evmDestination}/SOL`, auth: 'token', headers: prefer(404) },

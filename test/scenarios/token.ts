@@ -1,4 +1,4 @@
-import { form, type Scenario } from '../src/scenario.js';
+import { form, prefer, type Scenario } from '../src/scenario.js';
 
 const path = '/v1/oauth2/token';
 
@@ -34,6 +34,17 @@ export const tokenScenarios: Scenario[] = [
       }),
     }),
     expect: { status: 200 },
+  },
+  {
+    name: 'the password of a revoked sign-in, replayed as it is, is refused (no replay after sign-out)',
+    operationId: 'createToken',
+    request: async (ctx) => ({
+      method: 'POST',
+      path,
+      headers: prefer(400),
+      body: form(await ctx.signedOutPasswordGrant()),
+    }),
+    expect: { status: 400, code: 11309 },
   },
   {
     name: 'a form body without grant_type is refused',

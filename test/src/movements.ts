@@ -11,9 +11,38 @@ const DEMO_MOVEMENT = JSON.parse(
     '',
 ) as Record<string, unknown>;
 
-/** Imports a new movement of the demo account with the CLI, in another process (as a feed would). */
-export function importMovement(dataDir: string, status = 'in_progress', id: string = randomUUID()): Promise<string> {
-  const line = JSON.stringify({ ...DEMO_MOVEMENT, id, status, updated_at: new Date().toISOString() });
+/**
+ * Imports a new movement of the demo account with the CLI, in another process (as a feed would); `fields`
+ * override the demo movement's (`created_at` to place it first in the list, say).
+ */
+export async function importMovement(
+  dataDir: string,
+  status = 'in_progress',
+  id: string = randomUUID(),
+  fields: Record<string, unknown> = {},
+): Promise<string> {
+  await importMovementsOf(dataDir, [{ id, status, fields }]);
+  return id;
+}
+
+/**
+ * Imports movements with the CLI, in another process, in one batch: each the demo movement with its own id,
+ * and `account` (a ledger address: the movement's owner and recipient) and `status` when given.
+ */
+export function importMovementsOf(
+  dataDir: string,
+  movements: readonly { id: string; account?: string; status?: string; fields?: Record<string, unknown> }[],
+): Promise<void> {
+  const lines = movements.map(({ id, account, status = 'in_progress', fields = {} }) =>
+    JSON.stringify({
+      ...DEMO_MOVEMENT,
+      id,
+      status,
+      updated_at: new Date().toISOString(),
+      ...(account ? { account, recipient_address: account } : {}),
+      ...fields,
+    }),
+  );
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'movements', 'import', '-'], {
       env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: `sqlite:${path.join(dataDir, 'gateway.db')}` },
@@ -24,7 +53,7 @@ export function importMovement(dataDir: string, status = 'in_progress', id: stri
       errors += chunk;
     });
     child.on('error', reject);
-    child.on('exit', (code) => (code === 0 ? resolve(id) : reject(new Error(`import exited ${code}: ${errors}`))));
-    child.stdin.end(`${line}\n`);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`import exited ${code}: ${errors}`))));
+    child.stdin.end(lines.map((line) => `${line}\n`).join(''));
   });
 }

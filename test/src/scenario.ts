@@ -12,6 +12,8 @@ export interface ScenarioContext {
   passwordGrant(): Promise<Record<string, string>>;
   /** A refresh token that has not been used yet. */
   freshRefreshToken(): Promise<string>;
+  /** The form fields of a password grant whose sign-in was revoked since (a real server refuses it, 11309). */
+  signedOutPasswordGrant(): Promise<Record<string, string>>;
   /** The id of a movement of the signed-in account. */
   movementId(): Promise<string>;
 }

@@ -8,6 +8,8 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, concatBytes, hexToBytes } from '@noble/curves/utils.js';
 
 export const ETH_SIGNATURE_LENGTH = 65;
+/** `0x` and 20 bytes in hex, of any letter case. */
+const ETH_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
 const HALF_N = secp256k1.Point.Fn.ORDER >> 1n;
 const utf8 = (text: string) => new TextEncoder().encode(text);
 
@@ -28,12 +30,25 @@ export function toChecksumAddress(address: Uint8Array): string {
  * a mixed-case form must carry a valid EIP-55 checksum.
  */
 export function parseEthAddress(text: string): Uint8Array | null {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(text)) return null;
+  if (!ETH_ADDRESS.test(text)) return null;
   const body = text.slice(2);
   const bytes = hexToBytes(body.toLowerCase());
   const mixed = body !== body.toLowerCase() && body !== body.toUpperCase();
   if (mixed && toChecksumAddress(bytes) !== text) return null;
   return bytes;
+}
+
+/** Why a text is not an address: not `0x` and 40 hex digits, or mixed case that is not its EIP-55 checksum. */
+export type EthAddressProblem = 'format' | 'checksum';
+
+/**
+ * The address's normal form, `0x` and 40 lowercase hex digits (the one stored and compared: every letter case
+ * of an address is the same account), or why `text` is no address. Never throws.
+ * @see https://eips.ethereum.org/EIPS/eip-55
+ */
+export function normalEthAddress(text: string): { address: string } | { problem: EthAddressProblem } {
+  if (!ETH_ADDRESS.test(text)) return { problem: 'format' };
+  return parseEthAddress(text) ? { address: text.toLowerCase() } : { problem: 'checksum' };
 }
 
 /** The EIP-712 digest of `{ domain: { chainId }, primaryType: Message, message: { text } }`. */

@@ -1,6 +1,7 @@
 /**
  * Addresses on platforms: deposit addresses derived from a platform's extended public key (the server
- * never holds their private keys), and the check of a withdrawal destination for a platform.
+ * never holds their private keys), and the check of a withdrawal destination for a platform, with the one
+ * form it is stored and compared in.
  *
  * A platform of kind `ledger` is the exchange ledger itself: a deposit there is a transfer on the ledger to
  * the account's own address, and a withdrawal there a transfer straight to the destination. Nothing is
@@ -12,12 +13,12 @@ import { addressFromPublicKey, type ChainId, isLedgerAddress, keccak256, keyPair
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { bech32, bech32m, createBase58check } from '@scure/base';
+import { bech32 } from '@scure/base';
 import { HDKey } from '@scure/bip32';
-import { parseEthAddress, toChecksumAddress } from '../crypto/ethereum.js';
+import { parseBitcoinAddress } from '../crypto/bitcoin.js';
+import { normalEthAddress, toChecksumAddress } from '../crypto/ethereum.js';
 
 export type AddressKind = components['schemas']['AddressKind'];
-export type BitcoinNetwork = 'mainnet' | 'testnet';
 
 export interface PlatformAddressing {
   address_kind: string;
@@ -29,7 +30,6 @@ export interface PlatformAddressing {
 const TESTNET_VERSIONS = { private: 0x04358394, public: 0x043587cf };
 /** Largest non-hardened BIP32 child index. */
 export const MAX_CHILD_INDEX = 0x7fffffff;
-const base58check = createBase58check(sha256);
 
 /** True for the ledger's own platform, where addresses are ledger addresses and no gateway stands between. */
 export const isLedgerPlatform = (platform: Pick<PlatformAddressing, 'address_kind'>): boolean =>
@@ -73,44 +73,40 @@ export function depositAddressFor(platform: PlatformAddressing, index: number): 
   }
 }
 
-function isBitcoinAddress(text: string, network: BitcoinNetwork): boolean {
-  const hrp = network === 'testnet' ? 'tb' : 'bc';
-  const lower = text.toLowerCase();
-  if (lower.startsWith(`${hrp}1`)) {
-    if (text !== lower && text !== text.toUpperCase()) return false;
-    for (const codec of [bech32, bech32m]) {
-      try {
-        const { prefix, words } = codec.decode(lower as `${string}1${string}`, 90);
-        const [version, ...rest] = words;
-        if (prefix !== hrp || version === undefined || version > 16) continue;
-        const program = codec.fromWords(rest);
-        if (version === 0 && codec === bech32 && (program.length === 20 || program.length === 32)) return true;
-        if (version > 0 && codec === bech32m && program.length >= 2 && program.length <= 40) return true;
-      } catch {}
+/** Why a destination is refused (the error's `details.reason`). */
+export type DestinationProblem = 'format' | 'checksum' | 'mixed_case' | 'network';
+
+/**
+ * A destination in its one normal form, the form stored and compared: every spelling of one address gives
+ * one proxy. `caseless`: the platform's addresses ignore letter case (EVM, bech32), so rows stored before
+ * destinations were normalised are found by their lowercase form.
+ */
+export type Destination = { address: string; caseless: boolean } | { problem: DestinationProblem };
+
+/**
+ * The destination of a withdrawal on the platform, by the platform's `address_kind` (the catalogue's):
+ * EVM: `0x` and 40 hex digits, mixed case only with its EIP-55 checksum, stored in lowercase; bitcoin:
+ * bech32/bech32m of the platform's network in one letter case, stored in lowercase, or base58check as it
+ * is; ledger: a ledger address of this chain, as it is. Never throws.
+ */
+export function destinationOn(platform: PlatformAddressing, destination: string, chainId: ChainId): Destination {
+  switch (platform.address_kind) {
+    case 'evm': {
+      const parsed = normalEthAddress(destination);
+      return 'problem' in parsed ? parsed : { address: parsed.address, caseless: true };
     }
-    return false;
-  }
-  try {
-    const raw = base58check.decode(text);
-    const versions = network === 'testnet' ? [0x6f, 0xc4] : [0x00, 0x05];
-    return raw.length === 21 && versions.includes(raw[0] ?? -1);
-  } catch {
-    return false;
+    case 'bitcoin':
+      return parseBitcoinAddress(destination, platform.network === 'testnet' ? 'testnet' : 'mainnet');
+    case 'ledger':
+      return isLedgerAddress(destination, chainId) ? { address: destination, caseless: false } : { problem: 'format' };
+    default:
+      return { problem: 'format' };
   }
 }
 
 /** True when `destination` is a valid address on the platform. Never throws. */
 export function isValidDestination(platform: PlatformAddressing, destination: string, chainId: ChainId): boolean {
-  switch (platform.address_kind) {
-    case 'evm':
-      return parseEthAddress(destination) !== null;
-    case 'bitcoin':
-      return isBitcoinAddress(destination, platform.network === 'testnet' ? 'testnet' : 'mainnet');
-    case 'ledger':
-      return isLedgerAddress(destination, chainId);
-    default:
-      return false;
-  }
+  return !('problem' in destinationOn(platform, destination, chainId));
 }
 
 /** The withdrawal proxy address at account nonce `index` of the proxy seed (the ledger's numbering). */

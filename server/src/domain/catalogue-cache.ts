@@ -80,9 +80,19 @@ export function createCatalogueCache(
   };
 }
 
-const answersBySnapshot = new WeakMap<CatalogueSnapshot, Map<string, JsonText<unknown>>>();
-/** Distinct answers kept per snapshot (keys include query parameters, which a client chooses). */
+/** A snapshot's answers, and the characters they hold. */
+interface Answers {
+  byKey: Map<string, JsonText<unknown>>;
+  chars: number;
+}
+const answersBySnapshot = new WeakMap<CatalogueSnapshot, Answers>();
+/**
+ * What is kept of a snapshot's answers: keys include query parameters, which a client chooses, so both the
+ * count and the text are bounded (a page of currency terms is up to some tens of KiB; 8 MiB of text holds
+ * every answer of a real catalogue many times over). Past either, answers are built for each request.
+ */
 const MAX_ANSWERS = 2000;
+const MAX_ANSWER_CHARS = 8 * 1024 * 1024;
 
 /**
  * The answer `build` gives for this catalogue snapshot, serialized once: the catalogue only changes by a
@@ -91,13 +101,16 @@ const MAX_ANSWERS = 2000;
 export function catalogueAnswer<T>(snapshot: CatalogueSnapshot, key: string, build: () => T): JsonText<T> {
   let answers = answersBySnapshot.get(snapshot);
   if (!answers) {
-    answers = new Map();
+    answers = { byKey: new Map(), chars: 0 };
     answersBySnapshot.set(snapshot, answers);
   }
-  let answer = answers.get(key) as JsonText<T> | undefined;
+  let answer = answers.byKey.get(key) as JsonText<T> | undefined;
   if (!answer) {
     answer = new JsonText<T>(JSON.stringify(build()));
-    if (answers.size < MAX_ANSWERS) answers.set(key, answer);
+    if (answers.byKey.size < MAX_ANSWERS && answers.chars + answer.json.length <= MAX_ANSWER_CHARS) {
+      answers.byKey.set(key, answer);
+      answers.chars += answer.json.length;
+    }
   }
   return answer;
 }

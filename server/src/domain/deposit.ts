@@ -3,17 +3,19 @@
  * platform's extended public key at the account's child index (allocated on first use); on the ledger's
  * own platform, the account's own ledger address.
  */
-import type { Services } from '../context.js';
+import type { Kysely } from 'kysely';
 import { ApiError } from '../errors.js';
 import type { TermsRow } from '../store/catalogue.js';
 import { depositAddressOf } from '../store/deposit.js';
+import type { Database } from '../store/schema.js';
 import { depositAddressFor, isLedgerPlatform } from './addresses.js';
+import type { CatalogueCache } from './catalogue-cache.js';
 import { platformOrNotFound } from './platforms.js';
 import { termsOrNotFound } from './terms.js';
 
 /** The terms of an active deposit of `currency` on `platform` (or its default one) and the account's address. */
 export async function depositAddress(
-  services: Pick<Services, 'catalogue' | 'db'>,
+  services: { catalogue: CatalogueCache; db: Kysely<Database> },
   account: string,
   currency: string,
   platform: string | 'default',

@@ -6,7 +6,8 @@
  * the store itself first (see `openEventStream`, event-stream.ts).
  *
  * Reading by sequence is safe because a `seq` becomes visible only after every lower one (store/events.ts,
- * the order rule): a reader that has read up to `high` never finds a lower event later.
+ * the order rule): a reader that has read up to `high` never finds a lower event later. The server-wide
+ * `seq` stays inside the instance: a client sees each event's id among its account's events (`id`).
  */
 
 import { eventPositions, eventsBetween, pruneEventsBefore, type StoredEvent } from '../store/events.js';
@@ -26,7 +27,8 @@ const FILTER_ACCOUNTS_UP_TO = 100;
 export const READ_BATCH = 1000;
 
 export interface AccountEvent {
-  seq: number;
+  /** The event's id among its account's events (1, 2, 3…), in the order the reader hands them out. */
+  id: number;
   kind: 'movement';
   /** The event's data: the movement's document. */
   data: string;
@@ -40,7 +42,7 @@ interface Subscriber {
 }
 
 export const eventOf = (stored: StoredEvent): AccountEvent => ({
-  seq: stored.seq,
+  id: stored.id,
   kind: 'movement',
   data: stored.document,
 });

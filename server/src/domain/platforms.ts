@@ -1,21 +1,41 @@
 /** Platforms: pages of the list, one platform, and the resource. */
 import type { components } from '@gateway/generated';
 import { ApiError } from '../errors.js';
+import { itemsWithin } from '../lib/page-bytes.js';
 import type { CatalogueSnapshot, PlatformRow } from '../store/catalogue.js';
+import { catalogueAnswer } from './catalogue-cache.js';
 
 type Schemas = components['schemas'];
 
-/** A page of platforms in id order after `afterId`, and whether more exist. */
-export function listPlatforms(
+/** A page of platforms: each one's JSON text, the id of the last, and whether more follow. */
+export interface PlatformPage {
+  documents: readonly string[];
+  lastId: string | undefined;
+  hasNext: boolean;
+}
+
+/**
+ * A page of platforms in id order after `afterId`, of at most `limit` platforms and `maxBytes` bytes
+ * (lib/page-bytes.ts). Each platform is serialized once per catalogue snapshot.
+ */
+export function platformsPage(
   catalogue: CatalogueSnapshot,
-  page: { limit: number; afterId: string | null },
-): { rows: readonly PlatformRow[]; hasNext: boolean } {
+  page: { limit: number; maxBytes: number; afterId: string | null },
+): PlatformPage {
   const all = catalogue.platforms;
   const { afterId } = page;
   const start = afterId === null ? 0 : all.findIndex((p) => p.id > afterId);
   const from = start < 0 ? all.length : start;
-  return { rows: all.slice(from, from + page.limit), hasNext: from + page.limit < all.length };
+  // One more than the limit: the bytes may end the page before it.
+  const rows = all.slice(from, from + page.limit + 1);
+  const texts = rows.map((row) => platformJson(catalogue, row));
+  const kept = itemsWithin(texts, page.limit, page.maxBytes);
+  return { documents: texts.slice(0, kept), lastId: rows[kept - 1]?.id, hasNext: from + kept < all.length };
 }
+
+/** A platform's JSON text, serialized once per snapshot (the list and `GET /v1/platforms/{id}` share it). */
+export const platformJson = (catalogue: CatalogueSnapshot, row: PlatformRow): string =>
+  catalogueAnswer(catalogue, `platform|${row.id}`, () => platform(row)).json;
 
 export const platform = (row: PlatformRow): Schemas['Platform'] => ({
   type: 'platform',

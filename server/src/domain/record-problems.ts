@@ -64,6 +64,13 @@ export function wordErrors(errors: readonly ErrorObject[], refusals: Readonly<Re
   for (const error of errors) {
     const path = pathOf(error.instancePath);
     const params = error.params as Record<string, unknown>;
+    // A key refused by `propertyNames` is named by its own error, which comes first.
+    if (error.keyword === 'propertyNames') continue;
+    const key = (error as { propertyName?: string }).propertyName;
+    if (key !== undefined) {
+      problems.push({ path, text: `key "${key.slice(0, 80)}" is not allowed (${keyRule(error)})` });
+      continue;
+    }
     const format = (error.parentSchema as { format?: string } | undefined)?.format;
     if (format && refusals[format] && ['type', 'format', 'pattern', 'minimum'].includes(error.keyword)) {
       problems.push({ path, text: refusals[format] });
@@ -111,9 +118,30 @@ export function wordErrors(errors: readonly ErrorObject[], refusals: Readonly<Re
       case 'minProperties':
         problems.push({ path, text: `must have at least ${params.limit} ${params.limit === 1 ? 'entry' : 'entries'}` });
         break;
+      case 'maxProperties':
+        problems.push({ path, text: `must have at most ${params.limit} ${params.limit === 1 ? 'entry' : 'entries'}` });
+        break;
+      case 'maxItems':
+        problems.push({ path, text: `must have at most ${params.limit} ${params.limit === 1 ? 'item' : 'items'}` });
+        break;
       default:
         problems.push({ path, text: error.message ?? `fails ${error.keyword}` });
     }
   }
-  return problems;
+  // A value checked by two schemas (a feed's transaction is also a MovementTransaction) is refused once.
+  const seen = new Set<string>();
+  return problems.filter(({ path, text }) => {
+    const key = JSON.stringify([path, text]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/** What a refused key breaks, in few words. */
+function keyRule(error: ErrorObject): string {
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'pattern') return `it must match ${String(params.pattern)}`;
+  if (error.keyword === 'maxLength') return `it must have at most ${params.limit} characters`;
+  return error.message ?? error.keyword;
 }

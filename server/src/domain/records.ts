@@ -32,6 +32,9 @@ const ajv = new Ajv({
   // The catalogue's optional fees default to 0 in the spec: the schema fills them in.
   useDefaults: true,
   allowUnionTypes: true,
+  // A shared bound (ExchangeCurrencies: only `maxItems`) is a schema of its own, without the type of the
+  // list that refers to it; the list states its type.
+  strictTypes: false,
   formats: Object.fromEntries(Object.entries(FORMATS).map(([name, f]) => [name, f.test])),
   // The document's schemas sit under OpenAPI's `components`, where their `$ref`s point; `x-loaded-by`
   // marks the records. Neither is a check, but strict mode refuses keywords it does not know.

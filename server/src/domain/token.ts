@@ -1,13 +1,21 @@
 /**
  * The token grants. The password grant proves ownership of a key (domain/password.ts) and issues an
  * access token expiring at the signed expiry with a refresh token; the refresh_token grant rotates the
- * refresh token, and its reuse revokes the family.
+ * refresh token, and its reuse revokes the family. Revoking a family (by request or on reuse) ends its
+ * password too: the account's passwords signed for that expiry or an earlier one are refused from then on.
  * @see ../../../spec/paths/token.yaml
  */
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import type { Store } from '../store/store.js';
-import { findRefreshToken, replaceRefreshToken, revokeTokenFamily, startTokenFamily } from '../store/token.js';
+import {
+  findRefreshToken,
+  raiseSignedOutThrough,
+  replaceRefreshToken,
+  revokeTokenFamily,
+  signInOfFamily,
+  startTokenFamily,
+} from '../store/token.js';
 import { familyOfAccessToken, signAccessToken } from './access-token.js';
 import { type PasswordGrant, verifyPasswordGrant } from './password.js';
 import { hashToken, newRefreshToken } from './refresh-token.js';
@@ -47,9 +55,11 @@ export async function issueForPassword(
     cid: grant.clientId,
     lt: expiry - now,
   };
-  // The family and its first refresh token are written together or not at all.
+  // The family and its first refresh token are written together or not at all, and not at all for a
+  // password whose account signed out a sign-in expiring at or after it (checked after the signature, so
+  // that only the key's holder learns of a sign-out).
   const refresh = newRefreshToken(settings, claims, randomUUID(), now);
-  await startTokenFamily(store, address, refresh.row);
+  if (!(await startTokenFamily(store, address, refresh.row, iso(expiry)))) throw new ApiError('password_signed_out');
   return pairOf(settings, claims, refresh, expiry, now);
 }
 
@@ -84,8 +94,18 @@ export async function issueForRefreshToken(
   throw new ApiError('invalid_refresh_token');
 }
 
-/** Revokes a sign-in: in the store (other instances hear of it from there), and at once on this instance. */
+/**
+ * Revokes a sign-in: in the store (other instances hear of it from there), and at once on this instance. Its
+ * password is ended first: the account's sign-out expiry is raised to the password's signed expiry (the
+ * sign-in's start plus its lifetime, which every refresh token of the family carries), so that a revocation
+ * that fails halfway is retried with the password already refused, never the other way round.
+ */
 async function revokeFamily(store: Store, settings: TokenSettings, familyId: string, now: number): Promise<void> {
+  const signIn = await signInOfFamily(store.db, familyId);
+  if (signIn) {
+    const signedExpiry = Date.parse(signIn.startedAt) / 1000 + (JSON.parse(signIn.claims) as IssuedClaims).lt;
+    await raiseSignedOutThrough(store.db, signIn.account, iso(signedExpiry), iso(now));
+  }
   await revokeTokenFamily(store.db, familyId, iso(now));
   settings.revoked.add(familyId, now);
 }

@@ -8,7 +8,7 @@ import { listTrades, type TradeQuery } from '../store/trades.js';
 export type { Keyset } from '../store/pages.js';
 
 /** What a request asks of the trades: the page's size and position come on top. */
-export type TradeFilter = Omit<TradeQuery, 'limit' | 'after'>;
+export type TradeFilter = Omit<TradeQuery, 'limit' | 'maxBytes' | 'after'>;
 
 const invalid = (parameter: string, message: string) =>
   new ApiError('invalid_parameter', message, { details: { parameter } });

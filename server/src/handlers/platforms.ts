@@ -1,31 +1,35 @@
 /** Platforms: cursor pages of the list and one platform (public). */
-import type { HandlerMap } from '@gateway/generated';
+import { type components, type HandlerMap, operationMeta } from '@gateway/generated';
 import type { Context } from '../context.js';
-import { catalogueAnswer } from '../domain/catalogue-cache.js';
-import { listPlatforms, platform, platformOrNotFound } from '../domain/platforms.js';
+import { platformJson, platformOrNotFound, platformsPage } from '../domain/platforms.js';
+import { JsonText, listOfDocuments } from '../lib/json-text.js';
 import { cursorPageInfo, decodeAfter } from './paging.js';
+
+type Schemas = components['schemas'];
+const maxBytes = operationMeta.listPlatforms.pageBytes;
 
 export const platformsHandlers: Pick<HandlerMap<Context>, 'listPlatforms' | 'getPlatform'> = {
   async listPlatforms({ query }, context) {
     const after = decodeAfter(context, 'platforms', query.after, 1);
-    const page = listPlatforms(await context.catalogue.get(), {
+    const page = platformsPage(await context.catalogue.get(), {
       limit: query.limit,
+      maxBytes,
       afterId: after ? String(after[0]) : null,
     });
-    const last = page.rows.at(-1);
     return {
       status: 200,
-      body: {
-        type: 'list',
-        page_info: cursorPageInfo(context, 'platforms', page.hasNext, last && [last.id]),
-        items: page.rows.map(platform),
-      },
+      body: listOfDocuments<Schemas['PlatformList']>(
+        cursorPageInfo(context, 'platforms', page.hasNext, page.lastId === undefined ? undefined : [page.lastId]),
+        page.documents,
+      ),
     };
   },
 
   async getPlatform({ params }, context) {
     const snapshot = await context.catalogue.get();
-    const row = platformOrNotFound(snapshot, params.id);
-    return { status: 200, body: catalogueAnswer(snapshot, `platform|${row.id}`, () => platform(row)) };
+    return {
+      status: 200,
+      body: new JsonText<Schemas['Platform']>(platformJson(snapshot, platformOrNotFound(snapshot, params.id))),
+    };
   },
 };

@@ -1,11 +1,12 @@
 /** An address's trades for a pair: cursor pages, served as their stored documents (public). */
-import type { components, HandlerMap } from '@gateway/generated';
+import { type components, type HandlerMap, operationMeta } from '@gateway/generated';
 import type { Context } from '../context.js';
 import { type Keyset, tradeFilter, tradesPage } from '../domain/trades.js';
 import { listOfDocuments } from '../lib/json-text.js';
 import { cursorPageInfo, decodeAfter } from './paging.js';
 
 type Schemas = components['schemas'];
+const maxBytes = operationMeta.listTrades.pageBytes;
 
 export const tradesHandlers: Pick<HandlerMap<Context>, 'listTrades'> = {
   async listTrades({ params, query }, context) {
@@ -31,7 +32,7 @@ export const tradesHandlers: Pick<HandlerMap<Context>, 'listTrades'> = {
       filter.sort,
     ].join('|');
     const after = decodeAfter(context, scope, query.after, 2) as Keyset | null;
-    const page = await tradesPage(context.store, { ...filter, limit: query.limit, after });
+    const page = await tradesPage(context.store, { ...filter, limit: query.limit, maxBytes, after });
     return {
       status: 200,
       body: listOfDocuments<Schemas['TradeList']>(

@@ -15,7 +15,7 @@ export class JsonText<T> implements SerializedJson<T> {
  * A list answer around stored item documents (store/documents.ts), in the envelope of every list: the
  * same text, key for key, that serializing the list object would give.
  */
-export function listOfDocuments<List extends Schemas['MovementList'] | Schemas['TradeList']>(
+export function listOfDocuments<List extends Schemas['MovementList'] | Schemas['TradeList'] | Schemas['PlatformList']>(
   pageInfo: List['page_info'],
   documents: readonly string[],
 ): JsonText<List> {

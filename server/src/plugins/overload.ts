@@ -5,6 +5,10 @@
  * operator's endpoints (`/health/*`, `/metrics`) are always answered, so that an orchestrator sees the
  * instance and why.
  * Measured by @fastify/under-pressure, sampled every second.
+ *
+ * The same while the answers not yet written to the network pass OVERLOAD_UNSENT_MIB: an answer waits in
+ * the process (outside the heap, which the heap check does not see) while its client does not read it, and
+ * clients that ask and never read would otherwise fill the memory of the process.
  */
 import { getHeapStatistics } from 'node:v8';
 import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure';
@@ -19,26 +23,61 @@ const RETRY_AFTER_SECONDS = 5;
 const isOperatorPath = (url: string) => url.startsWith('/health/') || url === '/metrics' || url.startsWith('/metrics?');
 
 type PressureHandler = NonNullable<FastifyUnderPressureOptions['pressureHandler']>;
+type Shed = Pick<Metrics, 'requestShed'>;
+
+/** Makes `reply` the refusal of an overloaded instance (`reason`: what is over its bound); its body. */
+function refusal(reply: FastifyReply, metrics: Shed, reason: string) {
+  metrics.requestShed(reason);
+  reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS));
+  return errorBody('overloaded');
+}
 
 /**
  * The answer to a request while overloaded: the operator's endpoints go on (nothing returned), any other is
  * refused. The plugin sends what a pressure handler returns (its README: any value but a promise or nullish);
  * its types say void, hence the cast.
  */
-function refuse(metrics: Pick<Metrics, 'requestShed'>): PressureHandler {
-  const handler = (request: FastifyRequest, reply: FastifyReply, type: string) => {
-    if (isOperatorPath(request.url)) return undefined;
-    metrics.requestShed(type);
-    reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS));
-    return errorBody('overloaded');
-  };
+function refuse(metrics: Shed): PressureHandler {
+  const handler = (request: FastifyRequest, reply: FastifyReply, type: string) =>
+    isOperatorPath(request.url) ? undefined : refusal(reply, metrics, type);
   return handler as unknown as PressureHandler;
+}
+
+/**
+ * Counts the bytes of each answer from when it is handed to its connection until it is all written to the
+ * network (its response finishes, or closes unwritten), and refuses requests while they pass `limit`: at once for
+ * any request, and, for a GET whose answer is already made (its work done while others filled the bound),
+ * in place of that answer.
+ */
+function shedUnsentAnswers(app: FastifyInstance, limit: number, metrics: Shed): void {
+  let unsent = 0;
+  const reason = 'unsentAnswerBytes';
+  app.addHook('onRequest', (request, reply, done) => {
+    if (unsent <= limit || isOperatorPath(request.url)) return done();
+    reply.send(refusal(reply, metrics, reason));
+  });
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);
+    let answer: string | Buffer = payload;
+    if (unsent > limit && request.method === 'GET' && reply.statusCode < 300 && !isOperatorPath(request.url)) {
+      reply.type('application/json; charset=utf-8');
+      answer = JSON.stringify(refusal(reply, metrics, reason));
+    }
+    let bytes = Buffer.byteLength(answer);
+    unsent += bytes;
+    const written = () => {
+      unsent -= bytes;
+      bytes = 0;
+    };
+    reply.raw.once('finish', written).once('close', written);
+    done(null, answer);
+  });
 }
 
 export async function overload(
   app: FastifyInstance,
-  config: Pick<Config, 'overloadEventLoopDelayMs' | 'overloadHeapPercent'>,
-  metrics: Pick<Metrics, 'requestShed'>,
+  config: Pick<Config, 'overloadEventLoopDelayMs' | 'overloadHeapPercent' | 'overloadUnsentMib'>,
+  metrics: Shed,
 ): Promise<void> {
   const heapLimit = getHeapStatistics().heap_size_limit;
   await app.register(underPressure, {
@@ -46,4 +85,5 @@ export async function overload(
     maxHeapUsedBytes: Math.floor((heapLimit * config.overloadHeapPercent) / 100),
     pressureHandler: refuse(metrics),
   });
+  if (config.overloadUnsentMib > 0) shedUnsentAnswers(app, config.overloadUnsentMib * 1024 * 1024, metrics);
 }

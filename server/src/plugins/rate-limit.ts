@@ -7,6 +7,7 @@ import { createRequire } from 'node:module';
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
+import type { WindowCounter } from '../domain/withdrawal-limits.js';
 import type { SharedLimits } from '../shared-limits.js';
 
 /** A count of requests by key in a window: what @fastify/rate-limit's stores do (its types omit two arguments). */
@@ -90,6 +91,30 @@ function fallbackStore(limits: SharedLimits) {
         new LocalStore(continueExceeding, exponentialBackoff),
       );
     }
+  };
+}
+
+/**
+ * A counter of hits by key in fixed windows for limits the domain applies itself (where only some requests
+ * count, such as the new withdrawal addresses): the same counting as the routes' limits, in Redis under
+ * `namespace` while it answers, in memory otherwise.
+ */
+export function windowCounter(sharedLimits: SharedLimits | null, namespace: string): WindowCounter {
+  const local = new LocalStore(false, false);
+  const counter = sharedLimits
+    ? new FallbackCounter(sharedLimits, new RedisStore(false, false, sharedLimits.redis, namespace), local)
+    : local;
+  return {
+    hit: (key, windowMs, max) =>
+      new Promise((resolve, reject) =>
+        counter.incr(
+          key,
+          (error, result) =>
+            result ? resolve({ count: result.current, ttlMs: result.ttl }) : reject(error ?? new Error('no count')),
+          windowMs,
+          max,
+        ),
+      ),
   };
 }
 

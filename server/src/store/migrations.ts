@@ -9,6 +9,7 @@
  */
 import { type Kysely, type Migration, sql } from 'kysely';
 // Which database a migration runs on, for the few statements the two write differently.
+import { accountEventIds } from './event-ids-migration.js';
 import { isPostgres } from './rows.js';
 
 const initial: Migration = {
@@ -290,6 +291,22 @@ const movementEvents: Migration = {
   },
 };
 
+/**
+ * Signing out ends the password: per account, the latest signed expiry of a revoked sign-in (its password's,
+ * ISO 8601 like every time here). The password grant refuses a password signed for an expiry at or before
+ * it, in the statement that starts the sign-in (store/token.ts); a revocation raises it, never lowers it.
+ */
+const signOuts: Migration = {
+  async up(db: Kysely<unknown>) {
+    await db.schema
+      .createTable('account_sign_outs')
+      .addColumn('account', 'text', (c) => c.primaryKey())
+      .addColumn('signed_out_through', 'text', (c) => c.notNull())
+      .addColumn('updated_at', 'text', (c) => c.notNull())
+      .execute();
+  },
+};
+
 export const migrations: Record<string, Migration> = {
   '0001_catalogue_and_feeds': initial,
   '0002_accounts_and_tokens': accounts,
@@ -298,4 +315,6 @@ export const migrations: Record<string, Migration> = {
   '0005_movements_page': movementsPage,
   '0006_revocations': revocations,
   '0007_movement_events': movementEvents,
+  '0008_account_sign_outs': signOuts,
+  '0009_account_event_ids': accountEventIds,
 };

@@ -9,19 +9,19 @@ import {
   firstOrderChange,
   type Keyset,
   lastOfEach,
+  type PageSize,
   type PageSource,
 } from './pages.js';
 import { withRows } from './rows.js';
 import type { Database, MovementRecord, MovementTable } from './schema.js';
 
-export interface MovementQuery {
+export interface MovementQuery extends PageSize {
   account: string;
-  limit: number;
   after: Keyset | null;
 }
 
 /** The query of a movements page: the documents of an account's movements, newest first. */
-export function movementsPageQuery(db: Kysely<Database>, q: MovementQuery): CompiledQuery {
+export function movementsPageQuery(db: Kysely<Database>, q: Omit<MovementQuery, 'maxBytes'>): CompiledQuery {
   let query = db.selectFrom('movements').select('document').where('account', '=', q.account);
   if (q.after !== null) {
     const [time, id] = q.after;
@@ -36,7 +36,7 @@ export function movementsPageQuery(db: Kysely<Database>, q: MovementQuery): Comp
 
 /** A page of an account's movements, newest first, ties broken by id descending. */
 export async function listMovements({ db, firstColumn }: PageSource, q: MovementQuery): Promise<DocumentPage> {
-  return documentPage(await firstColumn(movementsPageQuery(db, q)), q.limit, 'created_at');
+  return documentPage(await firstColumn(movementsPageQuery(db, q)), q, 'created_at');
 }
 
 /** The document of one movement of an account; another account's movement is not found, like a missing one. */

@@ -1,4 +1,5 @@
 /** Keyset pages of stored documents, shared by the movement and trade lists. */
+import { itemsWithin } from '../lib/page-bytes.js';
 import type { Store } from './schema.js';
 
 export type SortOrder = 'asc' | 'desc';
@@ -18,14 +19,24 @@ export interface DocumentPage {
 /** Where list pages are read: the query builder and the store's row-object-free read. */
 export type PageSource = Pick<Store, 'db' | 'firstColumn'>;
 
-export function documentPage(rows: unknown[], limit: number, timeField: string): DocumentPage {
-  const documents = rows.slice(0, limit) as string[];
+/** How large a page may be: items, and bytes of the whole answer (lib/page-bytes.ts). */
+export interface PageSize {
+  limit: number;
+  maxBytes: number;
+}
+
+/**
+ * The page of `rows` (the documents of at most `limit + 1` items from the cursor on) that fits its size;
+ * more follow when any row is left out, whether by the limit or by the bytes.
+ */
+export function documentPage(rows: unknown[], size: PageSize, timeField: string): DocumentPage {
+  const documents = rows.slice(0, itemsWithin(rows as string[], size.limit, size.maxBytes)) as string[];
   const lastDocument = documents.at(-1);
   const last = lastDocument === undefined ? undefined : (JSON.parse(lastDocument) as Record<string, string>);
   return {
     documents,
     last: last && [last[timeField] as string, last.id as string],
-    hasNext: rows.length > limit,
+    hasNext: rows.length > documents.length,
   };
 }
 

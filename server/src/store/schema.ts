@@ -1,5 +1,5 @@
 /** Table types of the store. Amounts are canonical decimal text; times are UTC ISO 8601 text with ms. */
-import type { CompiledQuery, Generated, Kysely } from 'kysely';
+import type { ColumnType, CompiledQuery, Generated, Kysely } from 'kysely';
 import type { ListenHandlers, Listening } from './listener.js';
 export type Direction = 'deposit' | 'withdrawal';
 
@@ -113,6 +113,13 @@ export interface RefreshTokenTable {
   created_at: string;
 }
 
+/** Per account, the latest signed expiry of a revoked sign-in: passwords expiring at or before it are refused. */
+export interface AccountSignOutTable {
+  account: string;
+  signed_out_through: string;
+  updated_at: string;
+}
+
 export interface CatalogueVersionTable {
   id: number;
   version: number;
@@ -126,18 +133,33 @@ export interface DocumentFormatTable {
 
 /** An event of GET /v1/events: a movement created or changed, with the document it was written with. */
 export interface MovementEventTable {
-  /** Grows with every event (PostgreSQL: in commit order, see store/events.ts); the event's id. */
+  /** Grows with every event of the server (PostgreSQL: in commit order, see store/events.ts): the readers' order. */
   seq: Generated<number>;
   account: string;
+  /**
+   * The event's id: 1, 2, 3… for each account, in `seq` order (store/events.ts). Null only on events recorded
+   * before migration 0009 (a trigger numbers those the previous release records after it).
+   */
+  account_seq: number | null;
   movement_id: string;
   document: string;
   created_at: string;
 }
 
-/** The highest `seq` pruned (one row): a resume from below it has missed events that are gone. */
+/**
+ * The highest `seq` pruned (one row), raised to at least 10^15 by migration 0009: the previous release's
+ * resumes from below it get a reset (this release resumes by each account's ids instead).
+ */
 export interface EventRetentionTable {
   id: number;
   pruned_through: number;
+}
+
+/** Each account's last event id, and the ids below which were the server-wide ones of before (migration 0009). */
+export interface EventAccountTable {
+  account: string;
+  last_id: number;
+  legacy_through: ColumnType<number, number | undefined, number>;
 }
 
 export interface Database {
@@ -153,8 +175,10 @@ export interface Database {
   withdrawal_addresses: WithdrawalAddressTable;
   token_families: TokenFamilyTable;
   refresh_tokens: RefreshTokenTable;
+  account_sign_outs: AccountSignOutTable;
   movement_events: MovementEventTable;
   event_retention: EventRetentionTable;
+  event_accounts: EventAccountTable;
 }
 
 export type DialectName = 'sqlite' | 'postgres';

@@ -1,5 +1,8 @@
-/** Refresh-token families: a family per sign-in, its refresh tokens (by hash), their spending and revocation. */
-import { type Kysely, sql } from 'kysely';
+/**
+ * Refresh-token families: a family per sign-in, its refresh tokens (by hash), their spending and revocation,
+ * and each account's sign-outs (the latest signed expiry of a revoked sign-in).
+ */
+import { type Kysely, type QueryCreator, sql } from 'kysely';
 import type { Database, Store } from './schema.js';
 
 /** A refresh token to store: its hash (never the token), the family, and the claims it reissues. */
@@ -23,16 +26,55 @@ const insertRefreshToken = (db: Kysely<Database>, row: RefreshTokenRow) =>
   });
 
 /**
- * A new token family with its first refresh token, written together or not at all. On PostgreSQL it is one
- * statement (the family inserted in a `WITH`): one round trip and one commit, where a transaction around two
- * inserts takes four round trips. SQLite has no inserts in `WITH`; a transaction there is in-process.
+ * The insert of a new token family, unless its account signed out through `signedExpiry` or later (a sign-in
+ * expiring then or later was revoked: see `raiseSignedOutThrough`); then it inserts nothing.
  */
-export async function startTokenFamily(store: Store, account: string, token: RefreshTokenRow): Promise<void> {
+const insertFamilyUnlessSignedOut = (
+  db: Kysely<Database> | QueryCreator<Database>,
+  family: { id: string; account: string; created_at: string },
+  signedExpiry: string,
+) =>
+  db
+    .insertInto('token_families')
+    .columns(['id', 'account', 'revoked_at', 'created_at'])
+    .expression(
+      db
+        .selectNoFrom([
+          sql.val(family.id).as('id'),
+          sql.val(family.account).as('account'),
+          sql.lit(null).as('revoked_at'),
+          sql.val(family.created_at).as('created_at'),
+        ])
+        .where(({ exists, not, selectFrom }) =>
+          not(
+            exists(
+              selectFrom('account_sign_outs')
+                .select('account')
+                .where('account', '=', family.account)
+                .where('signed_out_through', '>=', signedExpiry),
+            ),
+          ),
+        ),
+    );
+
+/**
+ * A new token family with its first refresh token, written together or not at all, for a password signed
+ * for `signedExpiry`: false (nothing written) when the account signed out through that expiry or later. On
+ * PostgreSQL it is one statement (the family inserted in a `WITH`): one round trip and one commit, where a
+ * transaction around two inserts takes four round trips. SQLite has no inserts in `WITH`; a transaction
+ * there is in-process.
+ */
+export async function startTokenFamily(
+  store: Store,
+  account: string,
+  token: RefreshTokenRow,
+  signedExpiry: string,
+): Promise<boolean> {
   const { db } = store;
-  const family = { id: token.familyId, account, revoked_at: null, created_at: token.now };
+  const family = { id: token.familyId, account, created_at: token.now };
   if (store.dialect === 'postgres') {
-    await db
-      .with('family', (q) => q.insertInto('token_families').values(family).returning('id'))
+    const result = await db
+      .with('family', (q) => insertFamilyUnlessSignedOut(q, family, signedExpiry).returning('id'))
       .insertInto('refresh_tokens')
       .columns(['token_hash', 'family_id', 'claims', 'expires_at', 'used_at', 'created_at'])
       .expression((eb) =>
@@ -47,14 +89,13 @@ export async function startTokenFamily(store: Store, account: string, token: Ref
             sql.val(token.now).as('created_at'),
           ]),
       )
-      .execute();
-    return;
+      .executeTakeFirst();
+    return (result.numInsertedOrUpdatedRows ?? 0n) > 0n;
   }
-  const written = await store.allOrNothing([
-    db.insertInto('token_families').values(family).compile(),
+  return store.allOrNothing([
+    insertFamilyUnlessSignedOut(db, family, signedExpiry).compile(),
     insertRefreshToken(db, token).compile(),
   ]);
-  if (!written) throw new Error('the token family was not written');
 }
 
 /** A stored refresh token and the state of its family. */
@@ -131,4 +172,41 @@ export async function familiesRevokedSince(
     .where('revoked_at', '>=', since)
     .execute();
   return rows as { id: string; revokedAt: string }[];
+}
+
+/** The account of a family and what its password's signed expiry is made of (the sign-in's start, its claims). */
+export async function signInOfFamily(
+  db: Kysely<Database>,
+  familyId: string,
+): Promise<{ account: string; startedAt: string; claims: string } | null> {
+  const row = await db
+    .selectFrom('token_families as f')
+    .innerJoin('refresh_tokens as r', 'r.family_id', 'f.id')
+    .select(['f.account', 'f.created_at as startedAt', 'r.claims'])
+    .where('f.id', '=', familyId)
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? null;
+}
+
+/**
+ * Raises the account's sign-out expiry to `through` (never lowers it): from its commit on, every instance
+ * refuses passwords of the account signed for an expiry at or before it (`startTokenFamily`).
+ */
+export async function raiseSignedOutThrough(
+  db: Kysely<Database>,
+  account: string,
+  through: string,
+  now: string,
+): Promise<void> {
+  await db
+    .insertInto('account_sign_outs')
+    .values({ account, signed_out_through: through, updated_at: now })
+    .onConflict((oc) =>
+      oc
+        .column('account')
+        .doUpdateSet({ signed_out_through: through, updated_at: now })
+        .whereRef('account_sign_outs.signed_out_through', '<', 'excluded.signed_out_through'),
+    )
+    .execute();
 }

@@ -8,25 +8,25 @@ import {
   firstOrderChange,
   type Keyset,
   lastOfEach,
+  type PageSize,
   type PageSource,
   type SortOrder,
 } from './pages.js';
 import { withRows } from './rows.js';
 import type { Database, TradeRecord, TradeTable } from './schema.js';
 
-export interface TradeQuery {
+export interface TradeQuery extends PageSize {
   address: string;
   amountCurrencyId: string;
   priceCurrencyId: string;
   from: string | null;
   before: string | null;
   sort: SortOrder;
-  limit: number;
   after: Keyset | null;
 }
 
 /** The query of a trades page: the documents of an address's trades for a pair, by (timestamp, id). */
-export function tradesPageQuery(db: Kysely<Database>, q: TradeQuery): CompiledQuery {
+export function tradesPageQuery(db: Kysely<Database>, q: Omit<TradeQuery, 'maxBytes'>): CompiledQuery {
   let query = db
     .selectFrom('trades')
     .select('document')
@@ -48,7 +48,7 @@ export function tradesPageQuery(db: Kysely<Database>, q: TradeQuery): CompiledQu
 
 /** A page of an address's trades for a pair, ordered by (timestamp, id) in `sort` order. */
 export async function listTrades({ db, firstColumn }: PageSource, q: TradeQuery): Promise<DocumentPage> {
-  return documentPage(await firstColumn(tradesPageQuery(db, q)), q.limit, 'timestamp');
+  return documentPage(await firstColumn(tradesPageQuery(db, q)), q, 'timestamp');
 }
 
 const tradeKey = (row: Pick<TradeRecord, 'address' | 'id'>) => `${row.address}\n${row.id}`;

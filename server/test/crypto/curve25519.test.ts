@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes, verify } from 'node:crypto';
 import { keyPairFromSeed } from '@gateway/ledger';
-import { ed25519 } from '@noble/curves/ed25519.js';
+import { ED25519_TORSION_SUBGROUP, ed25519 } from '@noble/curves/ed25519.js';
 import { bytesToNumberLE, numberToBytesLE } from '@noble/curves/utils.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import bs58 from 'bs58';
@@ -73,6 +73,38 @@ describe('ledger signatures', () => {
     for (const u of smallOrder) expect(edwardsKeyOf(numberToBytesLE(u, 32))).toBeNull();
     expect(edwardsKeyOf(numberToBytesLE(p, 32))).toBeNull();
     expect(edwardsKeyOf(numberToBytesLE(p + 1n, 32))).toBeNull();
+  });
+
+  it('refuse mixed-order keys (A + T) whose forged signatures a verifier without the subgroup check accepts', () => {
+    // The owner of A = a·B signs for A + T (T of small order, another key, hence another address): with
+    // k = H(R ‖ A+T ‖ m) ≡ 0 (mod 8), k·(A + T) = k·A and S = r + k·a verifies. One R in eight will do.
+    const { privateKey } = keyPairFromSeed(KAV_SEED, 7);
+    const a = bytesToNumberLE(privateKey) % L;
+    const A = ed25519.Point.BASE.multiply(a);
+    const Fp = ed25519.Point.Fp;
+    const torsion = ED25519_TORSION_SUBGROUP.map((h) => ed25519.Point.fromHex(h)).filter((t) => !t.is0());
+    let acceptedWithoutCheck = 0;
+    for (const T of torsion) {
+      const forgedKey = A.add(T);
+      const encoded = forgedKey.toBytes();
+      const y = forgedKey.toAffine().y;
+      const u = numberToBytesLE(Fp.div(Fp.add(1n, y), Fp.sub(1n, y)), 32);
+      const message = randomBytes(40);
+      let signature: Uint8Array | null = null;
+      for (let tries = 0; !signature && tries < 200; tries++) {
+        const r = bytesToNumberLE(randomBytes(32)) % L;
+        const R = ed25519.Point.BASE.multiply(r).toBytes();
+        const k = bytesToNumberLE(sha512(new Uint8Array([...R, ...encoded, ...message]))) % L;
+        if (k % 8n === 0n) signature = new Uint8Array([...R, ...numberToBytesLE((r + k * a) % L, 32)]);
+      }
+      if (!signature) throw new Error('no R found');
+      const jwk = { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(encoded).toString('base64url') };
+      if (verify(null, message, createPublicKey({ key: jwk, format: 'jwk' }), signature)) acceptedWithoutCheck++;
+      signature[63] = (signature[63] ?? 0) | ((encoded[31] ?? 0) & 0x80);
+      expect(verifyLedgerSignature(u, message, signature)).toBe(false);
+      expect(edwardsKeyOf(u)).toBeNull();
+    }
+    expect(acceptedWithoutCheck).toBe(7);
   });
 
   it('refuse a key with bit 255 set (another text for the same key, hence another address)', () => {

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseCatalogue } from '../../src/domain/catalogue.js';
+import { type CatalogueSnapshot, catalogueAnswer } from '../../src/domain/catalogue-cache.js';
 import { demoFiles } from '../../src/operator/commands.js';
 import { applyCatalogue } from '../../src/store/catalogue.js';
 import { signIn, type TestApp, testApp } from '../support/app.js';
@@ -46,5 +47,23 @@ describe.each(DATABASES)('the catalogue snapshot on %s', (kind) => {
       headers: { authorization: `Bearer ${access_token}` },
     });
     expect(deposit.statusCode).toBe(403);
+  });
+});
+
+describe('answers kept per snapshot', () => {
+  it('are bounded in text as well as in number: past the bound, an answer is built for each request', () => {
+    const snapshot = {} as CatalogueSnapshot;
+    let builds = 0;
+    const large = () => {
+      builds++;
+      return 'x'.repeat(5 * 1024 * 1024);
+    };
+    catalogueAnswer(snapshot, 'first', large);
+    catalogueAnswer(snapshot, 'first', large);
+    expect(builds).toBe(1);
+    // Another 5 MiB would pass the 8 MiB kept for a snapshot: served, not kept.
+    catalogueAnswer(snapshot, 'second', large);
+    catalogueAnswer(snapshot, 'second', large);
+    expect(builds).toBe(3);
   });
 });

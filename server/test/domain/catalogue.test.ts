@@ -39,6 +39,14 @@ describe('the catalogue', () => {
     expect(problemsOf('- a list')).toEqual(['must be a mapping']);
   });
 
+  it("names a key of a currency's platforms that is no platform id, without repeating all of it", () => {
+    const key = `L${'x'.repeat(200)}`;
+    const text = demo.replace(/(default_platform: BTC\n\s+platforms:\n\s+)BTC:/, `$1${key}:`);
+    expect(problemsOf(text)).toEqual([
+      `currencies[1] (BTC).platforms: key "${key.slice(0, 80)}" is not allowed (it must match ^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$)`,
+    ]);
+  });
+
   it('checks the rules across entries once the shape is right', () => {
     const text = demo
       .replace("min: '0.01', max: '5000'", "min: '6000', max: '5000'")

@@ -34,9 +34,13 @@ describe('feed records', () => {
       'amount: must be a non-negative decimal (prefer a string for exactness)',
       'fee: must be a non-negative decimal (prefer a string for exactness)',
     ]);
+    // A feed's transaction is also checked as the MovementTransaction it becomes: each problem is said once.
     expect(movementProblems({ transactions: [{ transaction_id: '0x', platform_id: 'BTC', extra: 1 }] })).toEqual([
-      'transactions[0]: unknown field(s): extra',
       'transactions[0].transaction_id: "0x" does not match ^(?:0x[A-Za-z0-9_-]{1,128}|(?!0x)[A-Za-z0-9_-]{1,128})$',
+      'transactions[0]: unknown field(s): extra',
+    ]);
+    expect(movementProblems({ transactions: [{ platform_id: 'BTC' }] })).toEqual([
+      'transactions[0].transaction_id: is required',
     ]);
     expect(parseTrade('[1]', 'W')).toEqual({ ok: false, problems: ['must be a mapping'] });
   });

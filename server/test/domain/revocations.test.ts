@@ -2,7 +2,8 @@
  * Revocation reaches access tokens: a sign-in (token family) revoked by reuse detection or by
  * `POST /v1/oauth2/revoke` has its access tokens refused, at once on the instance that revoked it and within
  * the spec's bound (5 s) on another instance of the same PostgreSQL database; a restarted instance knows the
- * revocations made before it started.
+ * revocations made before it started. A revocation also ends the account's passwords up to the sign-in's
+ * expiry (test/handlers/token-sign-out.test.ts): each sign-in revoked here is of an account of its own.
  */
 import { generateKeyPairSync } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
@@ -12,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSecrets } from '../../src/secrets.js';
 import { codeOf, postToken, signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';
-import { me, someoneElse } from '../support/signers.js';
+import { me, newLedgerUser, someoneElse } from '../support/signers.js';
 
 /** The spec's bound on how late another instance may learn of a revocation. */
 const BOUND_MS = 5000;
@@ -60,8 +61,9 @@ describe.each(DATABASES)('revocation on %s', (kind) => {
   afterAll(() => t.close());
 
   it('a replayed refresh token revokes the access tokens of its whole sign-in, not other sign-ins', async () => {
-    const first = await signIn(t.app, me);
-    const otherDevice = await signIn(t.app, me);
+    const user = newLedgerUser();
+    const first = await signIn(t.app, user);
+    const otherDevice = await signIn(t.app, user);
     const rotated = (await refresh(t.app, first.refresh_token)).json();
     expect((await movements(t.app, rotated.access_token)).statusCode).toBe(200);
     // A thief replays the spent refresh token: the family is revoked.
@@ -77,7 +79,7 @@ describe.each(DATABASES)('revocation on %s', (kind) => {
   });
 
   it('POST /v1/oauth2/revoke with a refresh token signs that device out: refresh and access tokens refused', async () => {
-    const device = await signIn(t.app, me);
+    const device = await signIn(t.app, newLedgerUser());
     const kept = await signIn(t.app, someoneElse);
     const response = await revoke(t.app, { token: device.refresh_token, token_type_hint: 'refresh_token' });
     expect(response.statusCode, response.body).toBe(200);
@@ -94,7 +96,7 @@ describe.each(DATABASES)('revocation on %s', (kind) => {
       ['refresh_token', 'form'],
       [undefined, 'json'],
     ] as const) {
-      const device = await signIn(t.app, me);
+      const device = await signIn(t.app, newLedgerUser());
       const fields: Record<string, string> = { token: device.access_token, ...(hint ? { token_type_hint: hint } : {}) };
       const response = await revoke(t.app, fields, as);
       expect(response.statusCode, `${hint} ${as}: ${response.body}`).toBe(200);
@@ -102,7 +104,7 @@ describe.each(DATABASES)('revocation on %s', (kind) => {
       expect(codeOf(await refresh(t.app, device.refresh_token))).toBe(11308);
     }
     // A refresh token with the access-token hint is found as well.
-    const device = await signIn(t.app, me);
+    const device = await signIn(t.app, newLedgerUser());
     expect((await revoke(t.app, { token: device.refresh_token, token_type_hint: 'access_token' })).statusCode).toBe(
       200,
     );
@@ -110,7 +112,7 @@ describe.each(DATABASES)('revocation on %s', (kind) => {
   });
 
   it('answers 200 for a token it did not issue (RFC 7009) and changes nothing', async () => {
-    const device = await signIn(t.app, me);
+    const device = await signIn(t.app, newLedgerUser());
     const foreign = await new SignJWT({
       a: me.address,
       nb: 'W',
@@ -143,7 +145,7 @@ describe.each(DATABASES)('revocation on %s', (kind) => {
   });
 
   it('an instance started after a revocation knows of it (it reads them from the database)', async () => {
-    const device = await signIn(t.app, me);
+    const device = await signIn(t.app, newLedgerUser());
     expect((await revoke(t.app, { token: device.refresh_token })).statusCode).toBe(200);
     const restarted = await t.another();
     expect(codeOf(await movements(restarted, device.access_token))).toBe(10000);
@@ -160,7 +162,7 @@ describe('revocation across instances on postgres', () => {
   afterAll(() => t.close());
 
   it('a revocation at one instance reaches the access tokens another instance had accepted, within the bound', async () => {
-    const device = await signIn(t.app, me);
+    const device = await signIn(t.app, newLedgerUser());
     // The other instance has verified (and cached) the token before the revocation.
     expect((await movements(other, device.access_token)).statusCode).toBe(200);
     expect((await revoke(t.app, { token: device.refresh_token })).statusCode).toBe(200);
@@ -169,7 +171,7 @@ describe('revocation across instances on postgres', () => {
   });
 
   it('reuse detected at one instance reaches the other', async () => {
-    const first = await signIn(other, me);
+    const first = await signIn(other, newLedgerUser());
     expect((await movements(other, first.access_token)).statusCode).toBe(200);
     expect((await refresh(t.app, first.refresh_token)).statusCode).toBe(200);
     expect(codeOf(await refresh(t.app, first.refresh_token))).toBe(11308);
@@ -177,7 +179,7 @@ describe('revocation across instances on postgres', () => {
   });
 
   it('a revocation made while an instance was not listening is read when it listens again', async () => {
-    const device = await signIn(t.app, me);
+    const device = await signIn(t.app, newLedgerUser());
     // Cut the other instance's listening connection; revoke while it reconnects.
     const cut = await sql<{ cut: boolean }>`select pg_terminate_backend(pid) as cut from pg_stat_activity
       where query = 'listen "revoked_' || current_schema() || '"'`.execute(t.store.db);

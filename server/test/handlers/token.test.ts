@@ -10,7 +10,7 @@ import { CLOCK_SKEW_SECONDS } from '../../src/domain/password.js';
 import { loadSecrets } from '../../src/secrets.js';
 import { codeOf, signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';
-import { DEMO_SEED, ethUser, ledgerUser } from '../support/signers.js';
+import { DEMO_SEED, ethUser, ledgerUser, newLedgerUser } from '../support/signers.js';
 
 const me = ledgerUser(DEMO_SEED);
 const now = () => Math.floor(Date.now() / 1000);
@@ -251,7 +251,7 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
   });
 
   it('refreshes: rotation, same lifetime from now, the old token stops working', async () => {
-    const first = await signIn(t.app, me, now() + 1800);
+    const first = await signIn(t.app, newLedgerUser(), now() + 1800);
     const refresh = (token: string) =>
       tokenRequest(t, {
         grant_type: 'refresh_token',
@@ -284,7 +284,8 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
   it('two concurrent refreshes of one token: exactly one succeeds (also across two instances)', async () => {
     const second = await t.another();
     for (let round = 0; round < 5; round++) {
-      const { refresh_token } = await signIn(t.app, me, now() + 600);
+      // An account per round: the reuse revokes the round's sign-in, and with it its password's expiry.
+      const { refresh_token } = await signIn(t.app, newLedgerUser(), now() + 600);
       const fields = new URLSearchParams({
         grant_type: 'refresh_token',
         scope: 'general',

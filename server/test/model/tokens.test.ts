@@ -10,7 +10,11 @@
  * - `POST /v1/oauth2/revoke` answers 200 always; it revokes the family of any refresh token it stored, or of
  *   an access token that has not expired;
  * - an access token works (200) until its expiry unless its family is revoked: then 401/10000 at once on
- *   the instance that revoked it, and within 5 s on the other (checked at each use and at the sequence's end).
+ *   the instance that revoked it, and within 5 s on the other (checked at each use and at the sequence's end);
+ * - revoking a family (by request or on reuse) ends its password: from then on, on either instance, a password
+ *   of the account signed for an expiry at or before the family's is refused (11309), whether it is the same
+ *   string replayed or one signed anew; a later expiry starts a family. Each sequence signs in an account of
+ *   its own, since the database (and what it remembers of sign-outs) outlives the sequence's clock.
  */
 
 import fc from 'fast-check';
@@ -19,7 +23,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeOf, passwordFields, postToken, type TestApp, testApp } from '../support/app.js';
 import { DATABASES, type DatabaseKind } from '../support/databases.js';
 import { checkModel, modelRuns, StepCounter } from '../support/model.js';
-import { me } from '../support/signers.js';
+import { type LedgerUser, newLedgerUser } from '../support/signers.js';
 
 /** The spec's bound on how late another instance refuses a revoked family's access tokens. */
 const BOUND_MS = 5000;
@@ -27,6 +31,9 @@ const WEEK = 604_800;
 
 interface Family {
   revoked: { by: number; atWall: number } | null;
+  /** The password that started it, and the expiry it is signed for. */
+  password: string;
+  expiry: number;
 }
 interface RefreshToken {
   token: string;
@@ -45,12 +52,16 @@ interface Model {
   accessTokens: AccessToken[];
   /** The sign-in's lifetime per family: every access token of it lives this long from its issue. */
   lifetimes: number[];
+  /** The latest signed expiry of a revoked family: passwords expiring at or before it are refused. */
+  signedOutThrough: number;
 }
 interface Real {
   instances: FastifyInstance[];
   counter: StepCounter;
   clock: { seconds: number };
   ttl: number;
+  /** The sequence's account. */
+  user: LedgerUser;
 }
 
 type Command = fc.AsyncCommand<Model, Real>;
@@ -65,6 +76,26 @@ const use = (app: FastifyInstance, token: string) =>
 function revoke(model: Model, family: number, by: number) {
   const f = model.families[family] as Family;
   f.revoked ??= { by, atWall: Date.now() };
+  model.signedOutThrough = Math.max(model.signedOutThrough, f.expiry);
+}
+
+/**
+ * A password grant with `password` (signed for `expiry`) through `app`, checked against the model: a new
+ * family, or the refusal the model expects (11305 for an expiry passed, 11309 for one signed out).
+ */
+async function grantPassword(model: Model, real: Real, app: FastifyInstance, password: string, expiry: number) {
+  const response = await postToken(app, passwordFields(real.user, password));
+  const now = real.clock.seconds;
+  const refusal = expiry <= now ? 11305 : expiry <= model.signedOutThrough ? 11309 : null;
+  if (refusal !== null) {
+    expect(response.statusCode, response.body).toBe(400);
+    expect(codeOf(response)).toBe(refusal);
+    return;
+  }
+  expect(response.statusCode, response.body).toBe(200);
+  model.families.push({ revoked: null, password, expiry });
+  model.lifetimes.push(expiry - now);
+  issued(model, real, model.families.length - 1, response.json());
 }
 
 /** Records the pair a successful grant issued. */
@@ -88,15 +119,25 @@ class SignIn implements Command {
   check = () => true;
   async run(model: Model, real: Real) {
     real.counter.steps++;
-    const app = at(real.instances, this.instance);
     const expiry = real.clock.seconds + this.lifetime;
-    const response = await postToken(app, passwordFields(me, me.password(expiry)));
-    expect(response.statusCode, response.body).toBe(200);
-    model.families.push({ revoked: null });
-    model.lifetimes.push(this.lifetime);
-    issued(model, real, model.families.length - 1, response.json());
+    await grantPassword(model, real, at(real.instances, this.instance), real.user.password(expiry), expiry);
   }
   toString = () => `signIn(@${this.instance}, ${this.lifetime}s)`;
+}
+
+/** A family's password presented again, as it is (from a log, a proxy, a query string). */
+class ReplayPassword implements Command {
+  constructor(
+    readonly index: number,
+    readonly instance: number,
+  ) {}
+  check = (model: Readonly<Model>) => model.families.length > 0;
+  async run(model: Model, real: Real) {
+    real.counter.steps++;
+    const family = at(model.families, this.index);
+    await grantPassword(model, real, at(real.instances, this.instance), family.password, family.expiry);
+  }
+  toString = () => `replayPassword(family #${this.index}, @${this.instance})`;
 }
 
 /** What the model says a refresh of `token` does now: a new pair, or 11308 with or without a revocation. */
@@ -252,6 +293,7 @@ function commands(ttl: number) {
     [
       fc.tuple(instance, fc.integer({ min: 60, max: WEEK })).map(([i, l]) => new SignIn(i, l)),
       fc.tuple(instance, fc.integer({ min: 60, max: WEEK })).map(([i, l]) => new SignIn(i, l)),
+      fc.tuple(fc.nat(), instance).map(([n, i]) => new ReplayPassword(n, i)),
       fc.tuple(fc.nat(), instance).map(([n, i]) => new Refresh(n, i)),
       fc.nat().map((n) => new ConcurrentRefresh(n)),
       fc
@@ -295,8 +337,8 @@ describe.each(DATABASES)('token families against a model on %s', (kind: Database
       // Each sequence starts at the real time, its tokens its own.
       clock.seconds = Math.floor(Date.now() / 1000);
       const setup = () => ({
-        model: { families: [], refreshTokens: [], accessTokens: [], lifetimes: [] } as Model,
-        real: { instances, counter, clock, ttl: t.config.refreshTokenTtl } as Real,
+        model: { families: [], refreshTokens: [], accessTokens: [], lifetimes: [], signedOutThrough: 0 } as Model,
+        real: { instances, counter, clock, ttl: t.config.refreshTokenTtl, user: newLedgerUser() } as Real,
       });
       let state: { model: Model; real: Real } | undefined;
       await fc.asyncModelRun(() => {

@@ -1,11 +1,18 @@
 /**
  * Overload is refused, not fatal: past its bound (here a heap bound every process is over), every request is
  * refused at once with 503 in the error body (11202, Retry-After), counted by reason, while the operator's
- * endpoints still answer.
+ * endpoints still answer. The same while answers wait unread in the process past OVERLOAD_UNSENT_MIB.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
-import { type TestApp, testApp } from '../support/app.js';
+import { importMovements } from '../../src/operator/commands.js';
+import { signIn, type TestApp, testApp } from '../support/app.js';
+import { largestMovement } from '../support/largest-records.js';
+import { me } from '../support/signers.js';
 
 describe('an overloaded instance', () => {
   let t: TestApp;
@@ -50,5 +57,77 @@ describe('an overloaded instance', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+/** An HTTP/1.1 GET over a Unix socket; `read: false` sends it and reads nothing until `finish()`. */
+function ask(socketPath: string, url: string, authorization: string) {
+  const socket = net.connect({ path: socketPath });
+  const chunks: Buffer[] = [];
+  socket.write(`GET ${url} HTTP/1.1\r\nhost: x\r\nauthorization: ${authorization}\r\nconnection: close\r\n\r\n`);
+  socket.pause();
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.once('error', reject);
+    socket.once('end', () => {
+      const text = Buffer.concat(chunks).toString();
+      resolve({ status: Number(text.slice(9, 12)), body: text.slice(text.indexOf('\r\n\r\n') + 4) });
+    });
+  });
+  return {
+    answer: () => {
+      socket.resume();
+      return answer;
+    },
+  };
+}
+
+describe('answers that wait unread', () => {
+  let t: TestApp;
+  let dir: string;
+  let authorization: string;
+  beforeAll(async () => {
+    t = await testApp('sqlite', { demo: true, config: { overloadUnsentMib: 1 } });
+    dir = mkdtempSync(path.join(tmpdir(), 'gateway-unsent-'));
+    // A page of the largest movements (about 256 KiB) is more than a Unix socket's buffer takes (208 KiB):
+    // the rest of it waits in the process until its client reads.
+    const feed = path.join(dir, 'movements.ndjson');
+    writeFileSync(
+      feed,
+      Array.from({ length: 60 }, (_, i) => `${JSON.stringify(largestMovement(i, me.address, 'BTC'))}\n`).join(''),
+    );
+    await importMovements(t.store, feed, 'W');
+    authorization = `Bearer ${(await signIn(t.app, me)).access_token}`;
+    await t.app.listen({ path: path.join(dir, 'api.sock') });
+  });
+  afterAll(async () => {
+    await t.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('past OVERLOAD_UNSENT_MIB, refuse requests with 503 (11202) until their clients read them', async () => {
+    const socketPath = path.join(dir, 'api.sock');
+    const page = '/v1/movements?limit=100';
+    // Four pages wait unread: about 1 MiB, the bound; a fifth passes it.
+    const unread = Array.from({ length: 5 }, () => ask(socketPath, page, authorization));
+    const refused = await vi.waitFor(
+      async () => {
+        const answer = await ask(socketPath, page, authorization).answer();
+        expect(answer.status).toBe(503);
+        return answer;
+      },
+      { timeout: 5000, interval: 50 },
+    );
+    expect(JSON.parse(refused.body)).toEqual({ errors: [{ code: 11202, message: expect.any(String) }] });
+    expect((await ask(socketPath, '/health/live', authorization).answer()).status).toBe(200);
+    // Once read, each of them is whole, and the instance answers again.
+    for (const waiting of unread) {
+      const answer = await waiting.answer();
+      expect(answer.status).toBe(200);
+      expect(JSON.parse(answer.body).items.length).toBeGreaterThan(0);
+    }
+    expect((await ask(socketPath, page, authorization).answer()).status).toBe(200);
+    const metrics = await t.app.inject({ url: '/metrics' });
+    expect(metrics.body).toMatch(/^gateway_requests_shed_total\{reason="unsentAnswerBytes"\} [1-9]\d*$/m);
   });
 });

@@ -159,6 +159,8 @@ describe.each(DATABASES)('upgrading a %s store that holds rows from before docum
         '0005_movements_page',
         '0006_revocations',
         '0007_movement_events',
+        '0008_account_sign_outs',
+        '0009_account_event_ids',
         'documents of 2 rows rendered',
       ]);
       expect(await t.store.db.selectFrom('movements').select('document').execute()).toEqual([

@@ -3,6 +3,7 @@
  * named prepared statements: each page query is parsed and planned once per connection, then only bound and
  * executed (store/store.ts `statementNames`).
  */
+import { operationMeta } from '@gateway/generated';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMovements, upsertMovements } from '../../src/store/movements.js';
@@ -11,6 +12,7 @@ import { statementNames } from '../../src/store/store.js';
 import { listTrades } from '../../src/store/trades.js';
 import { createTestStore, DATABASES, type TestStore } from '../support/databases.js';
 
+const PAGE_BYTES = operationMeta.listMovements.pageBytes;
 const movementOf = (i: number): MovementRecord => ({
   id: `prepared-${String(i).padStart(2, '0')}`,
   account: 'prepared-account',
@@ -66,7 +68,7 @@ describe('page reads on PostgreSQL', () => {
     ).rows;
 
   it('prepares a page query once and reuses it, with the same answers', async () => {
-    const query = { account: 'prepared-account', limit: 3, after: null };
+    const query = { account: 'prepared-account', limit: 3, maxBytes: PAGE_BYTES, after: null };
     const first = await listMovements(t.store, query);
     const statements = await prepared();
     expect(statements).toHaveLength(1);
@@ -90,6 +92,7 @@ describe('page reads on PostgreSQL', () => {
       before: null,
       sort: 'asc',
       limit: 10,
+      maxBytes: PAGE_BYTES,
       after: null,
     });
     expect((await prepared()).map((s) => s.name)).toEqual(['gateway_page_1', 'gateway_page_2', 'gateway_page_3']);

@@ -1,5 +1,6 @@
 /** Passwords for the token endpoint, signed the way wallets sign them. */
 
+import { randomBytes } from 'node:crypto';
 import {
   addressFromEthAddress,
   addressFromPublicKey,
@@ -63,6 +64,12 @@ export function ethUser(chainId: ChainId = 'W', privateKey = secp256k1.utils.ran
     },
   };
 }
+
+/**
+ * An account of its own, for a test that revokes a sign-in: a revocation ends the account's passwords up to
+ * the sign-in's expiry, which would refuse another test's sign-in of a shared account.
+ */
+export const newLedgerUser = (chainId: ChainId = 'W') => ledgerUser(randomBytes(16).toString('hex'), chainId);
 
 /** The demo account (the seed's first account) and another account of the same seed. */
 export const me = ledgerUser(DEMO_SEED);

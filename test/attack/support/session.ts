@@ -36,8 +36,18 @@ export async function postToken(baseUrl: string, fields: Record<string, string>)
   });
 }
 
+/**
+ * An expiry an hour ahead, later than the one it gave before: a test that revokes a sign-in ends the
+ * account's passwords expiring up to its own, and may sign in again within the same second.
+ */
+let lastExpiry = 0;
+const laterExpiry = () => {
+  lastExpiry = Math.max(nowSeconds() + 3600, lastExpiry + 1);
+  return lastExpiry;
+};
+
 export async function signIn(baseUrl: string, signer: LedgerSigner = signerFromSeed(DEMO_SEED), expiry?: number) {
-  const response = await postToken(baseUrl, await passwordGrant(signer, expiry));
+  const response = await postToken(baseUrl, await passwordGrant(signer, expiry ?? laterExpiry()));
   if (response.status !== 200) throw new Error(`sign-in: ${response.status} ${await response.text()}`);
   return (await response.json()) as TokenPair;
 }

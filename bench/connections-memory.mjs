@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+/**
+ * What one idle TCP connection (one that sends nothing) costs the server's memory: the gateway (built,
+ * SQLite, no cap per address, timeouts at their longest) runs in this process, a child process opens the
+ * connections over loopback and holds them; the heap (after a full collection) and the resident set are read
+ * before, with the connections open, and after they close.
+ * The figure behind the per-instance default of connections (server/src/lib/connection-caps.ts).
+ *
+ *   npx turbo run build --output-logs=errors-only
+ *   node --expose-gc bench/connections-memory.mjs [--connections 5000]
+ */
+import { fork } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { getHeapStatistics } from 'node:v8';
+
+const here = fileURLToPath(import.meta.url);
+/** Connections being opened at once (the server's accept backlog is 511). */
+const WAVE = 400;
+
+if (process.argv[2] === '--holder') {
+  // The child: opens the connections it is asked for and holds them until told to let go.
+  const sockets = [];
+  process.on('message', async (message) => {
+    if (message.open) {
+      const { port, count } = message.open;
+      for (let done = 0; done < count; done += WAVE) {
+        await Promise.all(
+          Array.from(
+            { length: Math.min(WAVE, count - done) },
+            () =>
+              new Promise((resolve) => {
+                const socket = net.connect({ host: '127.0.0.1', port });
+                socket.on('error', () => {});
+                socket.once('connect', resolve);
+                socket.once('close', resolve);
+                sockets.push(socket);
+              }),
+          ),
+        );
+      }
+      const open = sockets.filter((s) => s.readyState === 'open').length;
+      process.send(open === count ? { opened: open } : { failed: `${count - open} of ${count} connections closed` });
+    }
+    if (message.close) {
+      for (const socket of sockets.splice(0)) socket.destroy();
+      process.send({ closed: true });
+    }
+  });
+} else {
+  await measure();
+}
+
+async function measure() {
+  if (typeof globalThis.gc !== 'function') throw new Error('run with node --expose-gc');
+  const { values } = parseArgs({ options: { connections: { type: 'string', default: '5000' } } });
+  const count = Number(values.connections);
+  const serverDist = path.resolve(path.dirname(here), '../server/dist');
+  const { buildApp } = await import(path.join(serverDist, 'app.js'));
+  const { testConfig } = await import(path.join(serverDist, 'config.js'));
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'gateway-connections-'));
+  const config = testConfig({
+    dataDir: dir,
+    databaseUrl: `sqlite:${path.join(dir, 'gateway.db')}`,
+    connectionsPerAddress: 0,
+    connectionsPerInstance: 1_000_000,
+    idleConnectionTimeoutMs: 60_000,
+    headersTimeoutMs: 30_000,
+  });
+  const app = await buildApp(config);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address();
+
+  const holder = fork(here, ['--holder'], { stdio: 'inherit' });
+  const ask = (message) =>
+    new Promise((resolve, reject) => {
+      holder.once('message', (answer) => (answer.failed ? reject(new Error(answer.failed)) : resolve(answer)));
+      holder.send(message);
+    });
+  const settled = async () => {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (let i = 0; i < 3; i++) globalThis.gc();
+    const { heapUsed, rss } = process.memoryUsage();
+    return { heapUsed, rss };
+  };
+  // Warm-up: every code path of a connection has run once, so the baseline holds the code and its caches.
+  await ask({ open: { port, count: 200 } });
+  await ask({ close: true });
+  const before = await settled();
+  const started = performance.now();
+  await ask({ open: { port, count } });
+  const openMs = performance.now() - started;
+  const open = await settled();
+  await ask({ close: true });
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  const after = await settled();
+  holder.kill();
+  await app.close();
+  rmSync(dir, { recursive: true, force: true });
+
+  const mib = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+  const kib = (bytes) => Math.round((bytes / 1024) * 10) / 10;
+  console.log(
+    JSON.stringify(
+      {
+        connections: count,
+        node: process.version,
+        openSeconds: Math.round(openMs) / 1000,
+        heapLimitMiB: mib(getHeapStatistics().heap_size_limit),
+        heapUsedMiB: { before: mib(before.heapUsed), open: mib(open.heapUsed), after: mib(after.heapUsed) },
+        rssMiB: { before: mib(before.rss), open: mib(open.rss), after: mib(after.rss) },
+        perConnectionKiB: {
+          heap: kib((open.heapUsed - before.heapUsed) / count),
+          rss: kib((open.rss - before.rss) / count),
+        },
+      },
+      null,
+      2,
+    ),
+  );
+}
