@@ -3,7 +3,7 @@ import { ConfigError } from '../config.js';
 import { CatalogueError } from '../domain/catalogue.js';
 import { DatabaseGone } from '../operator/database-wait.js';
 import { ImportError } from '../operator/feed-import.js';
-import { ImportConflict, StreamRefusal } from '../operator/feed-stream.js';
+import { ImportConflict, StreamRefusal } from '../operator/stream-refusals.js';
 import { CatalogueConflict } from '../store/catalogue.js';
 import { DatabaseAhead, MigrationMismatch } from '../store/migrator.js';
 import { databaseUnavailable } from '../store/unavailable.js';
