@@ -5,7 +5,7 @@
  * @type {import('dependency-cruiser').IConfiguration}
  */
 const SHELL =
-  '^src/(app|routes|bearer|error-handler|fastify-options|services|server|cli|index)[.]ts$|^src/(plugins|operator)/';
+  '^src/(app|routes|bearer|error-handler|fastify-options|services|server|cli|index)[.]ts$|^src/(plugins|operator|cli)/';
 
 module.exports = {
   forbidden: [
@@ -43,7 +43,7 @@ module.exports = {
       severity: 'error',
       comment: 'Plugins are installed by the app and used by the error handler: they import neither.',
       from: { path: '^src/plugins/' },
-      to: { path: '^src/(app|routes|error-handler|services|server|cli|index)[.]ts$' },
+      to: { path: ['^src/(app|routes|error-handler|services|server|cli|index)[.]ts$', '^src/cli/'] },
     },
     {
       name: 'handlers-go-through-the-domain',

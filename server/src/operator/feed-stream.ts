@@ -22,6 +22,7 @@ import type { Readable } from 'node:stream';
 import type { Parsed } from '../domain/feeds.js';
 import { OrderChange } from '../store/pages.js';
 import { DatabaseGone, type DatabaseRetry } from './database-wait.js';
+import { ImportConflict, orderProblem, StreamRefusal } from './stream-refusals.js';
 
 export interface StreamOptions {
   batchSize: number;
@@ -49,34 +50,6 @@ export interface StreamReport {
   refused: number;
   /** Whether the signal stopped it before its input ended. */
   stopped: boolean;
-}
-
-/** A line refused while streaming: one sentence, with its line number and what was not written. */
-export class StreamRefusal extends Error {
-  constructor(line: number, problem: string, batchFrom: number | null, written: number) {
-    const batch = batchFrom === null || batchFrom === line ? `line ${line}` : `lines ${batchFrom}–${line}`;
-    super(
-      `line ${line}: ${problem}; nothing of ${batch} was written` +
-        (written > 0 ? ` (the ${written} record(s) before were)` : ''),
-    );
-  }
-}
-
-/** What an order change says of its line, in the words of its batch's lines. */
-const orderProblem = (change: OrderChange, lineOf: (index: number) => number) =>
-  `${change.subject} ${change.earlier === null ? 'is stored with' : `has on line ${lineOf(change.earlier)}`} ` +
-  `${change.field} ${change.stored}, not ${change.given}, and what orders a list does not change once stored`;
-
-/** A record refused by the store because it changes what orders its list; one sentence, with its line. */
-export class ImportConflict extends Error {
-  constructor(change: OrderChange, lines: readonly number[], written: number) {
-    const lineOf = (index: number) => lines[index] as number;
-    const before = written > 0 ? ` (the ${written} record(s) before them were)` : '';
-    super(
-      `line ${lineOf(change.index)}: ${orderProblem(change, lineOf)}; ` +
-        `nothing of lines ${lineOf(0)}–${lines.at(-1)} was written${before}`,
-    );
-  }
 }
 
 const linesOf = (from: number, to: number) => (from === to ? `line ${from}` : `lines ${from}–${to}`);

@@ -6,7 +6,8 @@
  * rolled-back transaction takes its ids back with it): it is the event's id, what a client sees and resumes
  * from, and tells it nothing of other accounts. Both are drawn in the same transaction, in the same order,
  * so within an account they grow together: a reader that follows `seq` hands out each account's ids in
- * order. `event_accounts` keeps each account's last id (event-ids.ts; migration 0009, event-ids-migration.ts).
+ * order. `event_accounts` keeps each account's last id (event-ids.ts; migration 0009,
+ * migrations/0009-account-event-ids.ts).
  *
  * **Order rule.** A reader resumes from the highest `seq` it has read (`seq > last`), so a lower `seq` must
  * never become visible after a higher one. SQLite has one writer at a time, so sequence order is commit

@@ -11,7 +11,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoFiles, importMovements, importTrades } from '../../src/operator/commands.js';
-import { ImportConflict } from '../../src/operator/feed-stream.js';
+import { ImportConflict } from '../../src/operator/stream-refusals.js';
 import { signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';
 import { checkModel, modelRuns, StepCounter } from '../support/model.js';

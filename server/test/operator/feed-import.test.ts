@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoFiles, importMovements, importTrades, loadDemoIfEmpty } from '../../src/operator/commands.js';
-import { ImportConflict } from '../../src/operator/feed-stream.js';
+import { ImportConflict } from '../../src/operator/stream-refusals.js';
 import { upsertMovements } from '../../src/store/movements.js';
 import { OrderChange } from '../../src/store/pages.js';
 import type { MovementRecord } from '../../src/store/schema.js';

@@ -8,7 +8,8 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Parsed } from '../../src/domain/feeds.js';
 import { DatabaseGone, databaseRetry } from '../../src/operator/database-wait.js';
-import { ImportConflict, importStream, StreamRefusal } from '../../src/operator/feed-stream.js';
+import { importStream } from '../../src/operator/feed-stream.js';
+import { ImportConflict, StreamRefusal } from '../../src/operator/stream-refusals.js';
 import { OrderChange } from '../../src/store/pages.js';
 
 const parse = (line: string): Parsed<number> =>

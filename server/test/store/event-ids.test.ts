@@ -6,8 +6,8 @@
  */
 import { type Kysely, Migrator, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { SERVER_COUNT_FLOOR } from '../../src/store/event-ids-migration.js';
 import { accountEventsAfter, accountPosition } from '../../src/store/events.js';
+import { SERVER_COUNT_FLOOR } from '../../src/store/migrations/0009-account-event-ids.js';
 import { migrations } from '../../src/store/migrations.js';
 import { upsertMovements } from '../../src/store/movements.js';
 import { isPostgres } from '../../src/store/rows.js';

@@ -18,7 +18,7 @@
  *   the account's ids, and such an instance answers the new ids with a `reset` too (below its pruned mark).
  */
 import { type Kysely, type Migration, sql } from 'kysely';
-import { isPostgres } from './rows.js';
+import { isPostgres } from '../rows.js';
 
 /** Where the server-wide count goes on from after the upgrade: above any account's own id. */
 export const SERVER_COUNT_FLOOR = 1e15;
