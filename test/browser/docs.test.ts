@@ -48,7 +48,7 @@ describe.skipIf(!inject('chromium'))('the API reference page', () => {
       const expected = Object.values(operationMeta).map((meta) => `${meta.method} ${meta.path}`);
       expect([...shown].sort()).toEqual([...expected].sort());
       const deprecated = await page.$$eval('.opblock-deprecated', (blocks) => blocks.length);
-      expect(deprecated).toBe(4);
+      expect(deprecated).toBe(Object.values(operationMeta).filter((meta) => meta.deprecated).length);
       // The server list starts with this server (a relative URL) and the policy refused nothing.
       expect(await page.$eval('.servers select', (select) => (select as HTMLSelectElement).value)).toBe('/');
       expect(violations).toEqual([]);
