@@ -40,7 +40,7 @@ export function takeViolations(): Violation[] {
 export const describeViolation = (v: Violation) =>
   `${v.operation} (${v.method} ${v.url}) answered ${v.status}: ${v.problem}`;
 
-const escape = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
+const pointerKey = (key: string) => key.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /** A `#/...` reference followed to its pointer and object. */
 function resolve(pointer: string, value: Json): { pointer: string; value: Json } {
@@ -66,7 +66,7 @@ const operations = new Map<string, { pointer: string; operation: Json }>();
 for (const [path, item] of Object.entries(document.paths)) {
   for (const [method, operation] of Object.entries(item)) {
     if (typeof operation.operationId !== 'string') continue;
-    operations.set(operation.operationId, { pointer: `/paths/${escape(path)}/${method}`, operation });
+    operations.set(operation.operationId, { pointer: `/paths/${pointerKey(path)}/${method}`, operation });
   }
 }
 
@@ -77,10 +77,10 @@ function documented(operationId: string, status: number): Documented | null {
   const responses = (found.operation.responses ?? {}) as Record<string, Json>;
   const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => responses[k]);
   if (!key) return null;
-  const response = resolve(`${found.pointer}/responses/${escape(key)}`, responses[key] as Json);
+  const response = resolve(`${found.pointer}/responses/${pointerKey(key)}`, responses[key] as Json);
   const media = new Map<string, string | null>();
   for (const [type, content] of Object.entries((response.value.content ?? {}) as Record<string, Json>)) {
-    media.set(type, content.schema ? `${response.pointer}/content/${escape(type)}/schema` : null);
+    media.set(type, content.schema ? `${response.pointer}/content/${pointerKey(type)}/schema` : null);
   }
   return { operation: operationId, media };
 }
