@@ -129,9 +129,10 @@ export function problemsOf(operationId: string, status: number, contentType: unk
   return (validate.errors ?? []).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''}${paramsOf(e.params)}`);
 }
 
+/** What Ajv's message leaves out: the unknown property's name, the allowed values. */
 const paramsOf = (params: Record<string, unknown>) => {
-  const interesting = Object.entries(params).filter(([k]) => k !== 'type' || Object.keys(params).length === 1);
-  return interesting.length ? ` (${interesting.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')})` : '';
+  const said = Object.entries(params).filter(([k]) => k === 'additionalProperty' || k === 'allowedValues');
+  return said.length ? ` (${said.map(([k, v]) => `${k}: ${JSON.stringify(v)}`).join(', ')})` : '';
 };
 
 /** Installs the checker on an app: an onSend hook, added before any plugin so that it sees every route. */
