@@ -5,6 +5,8 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // The PostgreSQL the tests run on, found or started (TEST_DATABASE_URL).
     globalSetup: ['../scripts/test-postgres.mjs'],
+    // Every answer of every app the tests build is checked against the spec (test/support/answers.ts).
+    setupFiles: ['test/support/answers-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
   },

@@ -31,6 +31,7 @@ import { routeResolver } from './routes.js';
 import { createServices } from './services.js';
 import { DatabaseAhead } from './store/migrator.js';
 import { openStore, type Store } from './store/store.js';
+import { appCreated } from './test-hooks.js';
 import type { Tracing } from './tracing.js';
 import { VERSION } from './version.js';
 
@@ -71,6 +72,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   // Names this process in request ids, logs and metrics: random at each start, unique across instances.
   const instanceId = randomBytes(4).toString('hex');
   const app = Fastify(fastifyOptions(config, instanceId, options.logStream));
+  for (const created of appCreated) created(app);
   if (options.tracing) await options.tracing.instrument(app);
 
   const store = options.store ?? openStore(config.databaseUrl, { poolSize: config.databasePoolSize });

@@ -29,9 +29,9 @@ const movementOf = (i: number, changes: Partial<MovementRecord> = {}): MovementR
   fee: i % 2 === 0 ? '0' : '1.25',
   created_at: new Date(Date.UTC(2023, 0, 1, 0, i)).toISOString(),
   updated_at: new Date(Date.UTC(2023, 0, 2, 0, i)).toISOString(),
-  // Text that JSON must escape.
+  // Text that JSON must escape (in a field the spec leaves free: a transaction id has a pattern).
   recipient_address: i % 2 === 0 ? ME.address : `0x"quoted"\\back\u2028slash-é-${i}`,
-  transactions: JSON.stringify([{ transaction_id: `tx-"${i}"-\u0001`, platform_id: 'ETH' }]),
+  transactions: JSON.stringify([{ transaction_id: `0xtx-${i}`, platform_id: 'ETH' }]),
   ...changes,
 });
 
