@@ -1,6 +1,6 @@
 /** A fresh store per test: a temporary SQLite file, or a schema of its own in the test PostgreSQL. */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -63,6 +63,11 @@ export async function createTestStore(kind: DatabaseKind, { migrate = true, pool
     },
     close: async () => {
       await Promise.all([store, ...extra].map((s) => s.close()));
+      // Dropped at the end of the run (test/support/schema-reaper.ts): a drop now races other files' migrations.
+      if (process.env.TEST_SCHEMAS_FILE) {
+        appendFileSync(process.env.TEST_SCHEMAS_FILE, `${schema}\n`);
+        return;
+      }
       const cleanup = new pg.Client({ connectionString: TEST_POSTGRES_URL });
       await cleanup.connect();
       await cleanup.query(`drop schema ${schema} cascade`);
