@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { getHeapStatistics } from 'node:v8';
+import { askHolder, heldMemoryReport, measureHeld } from './lib/held-memory.mjs';
 
 const here = fileURLToPath(import.meta.url);
 /** Connections being opened at once (the server's accept backlog is 511). */
@@ -77,50 +77,9 @@ async function measure() {
   const { port } = app.server.address();
 
   const holder = fork(here, ['--holder'], { stdio: 'inherit' });
-  const ask = (message) =>
-    new Promise((resolve, reject) => {
-      holder.once('message', (answer) => (answer.failed ? reject(new Error(answer.failed)) : resolve(answer)));
-      holder.send(message);
-    });
-  const settled = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    for (let i = 0; i < 3; i++) globalThis.gc();
-    const { heapUsed, rss } = process.memoryUsage();
-    return { heapUsed, rss };
-  };
-  // Warm-up: every code path of a connection has run once, so the baseline holds the code and its caches.
-  await ask({ open: { port, count: 200 } });
-  await ask({ close: true });
-  const before = await settled();
-  const started = performance.now();
-  await ask({ open: { port, count } });
-  const openMs = performance.now() - started;
-  const open = await settled();
-  await ask({ close: true });
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  const after = await settled();
+  const samples = await measureHeld(askHolder(holder), { warmUp: { port, count: 200 }, open: { port, count } });
   holder.kill();
   await app.close();
   rmSync(dir, { recursive: true, force: true });
-
-  const mib = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
-  const kib = (bytes) => Math.round((bytes / 1024) * 10) / 10;
-  console.log(
-    JSON.stringify(
-      {
-        connections: count,
-        node: process.version,
-        openSeconds: Math.round(openMs) / 1000,
-        heapLimitMiB: mib(getHeapStatistics().heap_size_limit),
-        heapUsedMiB: { before: mib(before.heapUsed), open: mib(open.heapUsed), after: mib(after.heapUsed) },
-        rssMiB: { before: mib(before.rss), open: mib(open.rss), after: mib(after.rss) },
-        perConnectionKiB: {
-          heap: kib((open.heapUsed - before.heapUsed) / count),
-          rss: kib((open.rss - before.rss) / count),
-        },
-      },
-      null,
-      2,
-    ),
-  );
+  console.log(JSON.stringify({ connections: count, ...heldMemoryReport(count, samples, 'perConnectionKiB') }, null, 2));
 }

@@ -15,8 +15,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { getHeapStatistics } from 'node:v8';
 import { passwordFor, signerFromSeed } from '@gateway/client';
+import { askHolder, heldMemoryReport, measureHeld } from './lib/held-memory.mjs';
 
 const here = fileURLToPath(import.meta.url);
 
@@ -93,46 +93,13 @@ async function measure() {
   const { access_token: accessToken } = token.json();
 
   const holder = fork(here, ['--holder'], { stdio: 'inherit' });
-  const ask = (message) =>
-    new Promise((resolve, reject) => {
-      holder.once('message', (answer) => (answer.failed ? reject(new Error(answer.failed)) : resolve(answer)));
-      holder.send(message);
-    });
-  const settled = async () => {
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    for (let i = 0; i < 3; i++) globalThis.gc();
-    const { heapUsed, rss } = process.memoryUsage();
-    return { heapUsed, rss };
-  };
   const url = `${base}/v1/events`;
-  // Warm-up: every code path of a stream has run once, so the baseline holds the code and its caches.
-  await ask({ open: { url, token: accessToken, count: 100 } });
-  await ask({ close: true });
-  const before = await settled();
-  const started = performance.now();
-  await ask({ open: { url, token: accessToken, count } });
-  const openMs = performance.now() - started;
-  const open = await settled();
-  await ask({ close: true });
-  await new Promise((resolve) => setTimeout(resolve, 1000));
-  const after = await settled();
+  const samples = await measureHeld(askHolder(holder), {
+    warmUp: { url, token: accessToken, count: 100 },
+    open: { url, token: accessToken, count },
+  });
   holder.kill();
   await app.close();
   rmSync(dir, { recursive: true, force: true });
-
-  const kib = (bytes) => Math.round(bytes / 1024);
-  const mib = (bytes) => Math.round((bytes / 1024 / 1024) * 10) / 10;
-  const result = {
-    streams: count,
-    node: process.version,
-    openSeconds: Math.round(openMs) / 1000,
-    heapLimitMiB: mib(getHeapStatistics().heap_size_limit),
-    heapUsedMiB: { before: mib(before.heapUsed), open: mib(open.heapUsed), after: mib(after.heapUsed) },
-    rssMiB: { before: mib(before.rss), open: mib(open.rss), after: mib(after.rss) },
-    perStreamKiB: {
-      heap: kib((open.heapUsed - before.heapUsed) / count),
-      rss: kib((open.rss - before.rss) / count),
-    },
-  };
-  console.log(JSON.stringify(result, null, 2));
+  console.log(JSON.stringify({ streams: count, ...heldMemoryReport(count, samples, 'perStreamKiB') }, null, 2));
 }
