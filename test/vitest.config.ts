@@ -12,8 +12,9 @@ export default defineConfig({
       'compat/**/*.test.ts',
       'scripts/**/*.test.ts',
     ],
-    // PostgreSQL (found or started: TEST_DATABASE_URL), then Redis and Chromium (found or skipped), then Prism.
-    globalSetup: ['../scripts/test-postgres.mjs', 'src/services.ts', 'src/global-setup.ts'],
+    // The builds under test brought up to date (src/fresh-build.ts), PostgreSQL (found or started:
+    // TEST_DATABASE_URL), then Redis and Chromium (found or skipped), then Prism.
+    globalSetup: ['src/fresh-build.ts', '../scripts/test-postgres.mjs', 'src/services.ts', 'src/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 90_000,
   },
