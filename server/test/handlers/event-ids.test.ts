@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { type Kysely, Migrator, sql } from 'kysely';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { testConfig } from '../../src/config.js';
@@ -22,14 +22,12 @@ import { upsertMovements } from '../../src/store/movements.js';
 import type { MovementRecord } from '../../src/store/schema.js';
 import { signIn, type TestApp, testApp } from '../support/app.js';
 import { createTestStore, DATABASES, type TestStore } from '../support/databases.js';
+import { migrationBefore, stepwise } from '../support/migrations.js';
 import { ledgerUser, me, someoneElse } from '../support/signers.js';
 import { Sse } from '../support/sse.js';
 
 /** The last migration of the release before each account's event ids: its schema, and what it writes. */
-const PREVIOUS_RELEASE = Object.keys(migrations)
-  .sort()
-  .filter((name) => name < '0009_account_event_ids')
-  .at(-1) as string;
+const PREVIOUS_RELEASE = migrationBefore('0009_account_event_ids');
 
 const demoLine = JSON.parse(readFileSync(demoFiles.movements, 'utf8').split('\n')[0] ?? '{}');
 const movement = (account: string, id: string, status = 'pending_approval'): MovementRecord => ({
@@ -186,17 +184,8 @@ describe.each(DATABASES)('event ids across the upgrade on %s', (kind) => {
 
   beforeAll(async () => {
     database = await createTestStore(kind, { migrate: false });
-    const untyped = database.store.db as unknown as Kysely<unknown>;
-    const schema =
-      kind === 'postgres'
-        ? (await sql<{ s: string }>`select current_schema() as s`.execute(untyped)).rows[0]?.s
-        : undefined;
-    const migrator = new Migrator({
-      db: untyped,
-      provider: { getMigrations: async () => migrations },
-      ...(schema ? { migrationTableSchema: schema } : {}),
-    });
-    expect((await migrator.migrateTo(PREVIOUS_RELEASE)).error).toBeUndefined();
+    const { db: untyped, migrateTo } = await stepwise(database);
+    await migrateTo(PREVIOUS_RELEASE);
     // The previous release recorded 5 events, 3 of them the demo account's (ids 1, 3 and 5 for its clients).
     for (let i = 1; i <= m; i++) {
       await sql`insert into movement_events (account, movement_id, document, created_at)

@@ -13,12 +13,10 @@ import { upsertMovements } from '../../src/store/movements.js';
 import { isPostgres } from '../../src/store/rows.js';
 import type { Database, MovementRecord } from '../../src/store/schema.js';
 import { createTestStore, DATABASES } from '../support/databases.js';
+import { migrationBefore, stepwise } from '../support/migrations.js';
 
 /** The last migration of the release before each account's event ids: its schema, and what it writes. */
-const PREVIOUS_RELEASE = Object.keys(migrations)
-  .sort()
-  .filter((name) => name < '0009_account_event_ids')
-  .at(-1) as string;
+const PREVIOUS_RELEASE = migrationBefore('0009_account_event_ids');
 
 const movement = (account: string, id: string, status = 'confirmed'): MovementRecord => ({
   id,
@@ -144,17 +142,8 @@ describe.each(DATABASES)('account event ids on %s', (kind) => {
   it('across the upgrade: accounts that may hold a server-wide id go on from its count; the previous release’s events are numbered', async () => {
     const t = await createTestStore(kind, { migrate: false });
     try {
-      const untyped = t.store.db as unknown as Kysely<unknown>;
-      const schema =
-        kind === 'postgres'
-          ? (await sql<{ s: string }>`select current_schema() as s`.execute(untyped)).rows[0]?.s
-          : undefined;
-      const migrator = new Migrator({
-        db: untyped,
-        provider: { getMigrations: async () => migrations },
-        ...(schema ? { migrationTableSchema: schema } : {}),
-      });
-      expect((await migrator.migrateTo(PREVIOUS_RELEASE)).error).toBeUndefined();
+      const { db: untyped, migrateTo } = await stepwise(t);
+      await migrateTo(PREVIOUS_RELEASE);
       // The release before: one count for the server.
       for (let i = 0; i < 5; i++) await recordAsPreviousRelease(untyped, i % 2 ? 'old-a' : 'old-b', `old-${i}`);
       await sql`insert into token_families (id, account, created_at) values ('f1', 'old-signed-in', ${new Date().toISOString()})`.execute(

@@ -10,6 +10,7 @@ import { type Kysely, Migrator, sql, type TableMetadata } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../src/store/migrations.js';
 import { createTestStore, DATABASES } from '../support/databases.js';
+import { MIGRATION_NAMES, stepwise } from '../support/migrations.js';
 
 const RULE =
   "a release's migrations are expand-only, so that the previous release runs on its schema: drop, rename or " +
@@ -106,20 +107,11 @@ describe.each(DATABASES)('each migration on %s keeps the schema before it', (kin
   it('every table and column stays, with its type, nullable ones nullable; added columns are nullable or defaulted', async () => {
     const t = await createTestStore(kind, { migrate: false });
     try {
-      const db = t.store.db as unknown as Kysely<unknown>;
-      const schema =
-        kind === 'postgres'
-          ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
-          : undefined;
-      const migrator = new Migrator({
-        db,
-        provider: { getMigrations: async () => migrations },
-        ...(schema ? { migrationTableSchema: schema } : {}),
-      });
+      const { db, schema, migrateTo } = await stepwise(t);
       const found: string[] = [];
       let before = await shapeOf(db, schema);
-      for (const name of Object.keys(migrations).sort()) {
-        expect((await migrator.migrateTo(name)).error).toBeUndefined();
+      for (const name of MIGRATION_NAMES) {
+        await migrateTo(name);
         const after = await shapeOf(db, schema);
         if (!(name in EXEMPT)) found.push(...narrowings(before, after).map((n) => `${name}: ${n}`));
         before = after;
@@ -133,11 +125,7 @@ describe.each(DATABASES)('each migration on %s keeps the schema before it', (kin
   it('sees a column dropped, renamed or made required (the check is not vacuous)', async () => {
     const t = await createTestStore(kind);
     try {
-      const db = t.store.db as unknown as Kysely<unknown>;
-      const schema =
-        kind === 'postgres'
-          ? (await sql<{ s: string }>`select current_schema() as s`.execute(db)).rows[0]?.s
-          : undefined;
+      const { db, schema } = await stepwise(t);
       const before = await shapeOf(db, schema);
       await sql`alter table movements drop column fee`.execute(db);
       await sql`alter table trades rename column price to rate`.execute(db);
