@@ -3,14 +3,12 @@
  * allows are imported, and a record one over any bound is refused in one sentence naming its line (or entry)
  * and field, with nothing of its file written, on SQLite and PostgreSQL.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CatalogueError } from '../../src/domain/catalogue.js';
-import { importMovements, importTrades, loadCatalogueFile, loadDemoIfEmpty } from '../../src/operator/commands.js';
+import { importMovements, importTrades, loadCatalogueFile } from '../../src/operator/commands.js';
 import { ImportError } from '../../src/operator/feed-import.js';
-import { createTestStore, DATABASES, type TestStore } from '../support/databases.js';
+import { DATABASES } from '../support/databases.js';
+import { importFixture } from '../support/feed-files.js';
 import {
   BOUNDS,
   cataloguesOverBounds,
@@ -22,40 +20,14 @@ import {
 import { me } from '../support/signers.js';
 
 describe.each(DATABASES)('bounds of imported records on %s', (kind) => {
-  let t: TestStore;
-  let dir: string;
-  let files = 0;
-  beforeAll(async () => {
-    t = await createTestStore(kind);
-    await loadDemoIfEmpty(t.store, 'W');
-    dir = mkdtempSync(path.join(tmpdir(), 'gateway-bounds-'));
-  });
-  afterAll(async () => {
-    await t.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  const file = (text: string) => {
-    const name = path.join(dir, `file-${files++}`);
-    writeFileSync(name, text);
-    return name;
-  };
-  const feed = (records: readonly object[]) => file(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
-  const count = async (table: 'movements' | 'trades' | 'platforms' | 'currencies') =>
-    Number(
-      (
-        await t.store.db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  const fixture = importFixture(kind);
+  const { file, feed, count } = fixture;
   const movement = (i: number) => largestMovement(i, me.address, 'BTC');
 
   it('stores the largest movement and trade the spec allows, and serves them whole', async () => {
     const largest = movement(1);
-    expect(await importMovements(t.store, feed([largest]), 'W')).toEqual({ lines: 1, written: 1 });
-    const stored = await t.store.db
+    expect(await importMovements(fixture.t.store, feed([largest]), 'W')).toEqual({ lines: 1, written: 1 });
+    const stored = await fixture.t.store.db
       .selectFrom('movements')
       .select('document')
       .where('id', '=', largest.id)
@@ -64,13 +36,13 @@ describe.each(DATABASES)('bounds of imported records on %s', (kind) => {
     expect(served.transactions).toHaveLength(BOUNDS.transactions);
     expect(served.recipient_address).toBe(largest.recipient_address);
     const trade = largestTrade(1, me.address, 'WAVES', 'USDT');
-    expect(await importTrades(t.store, feed([trade]), 'W')).toEqual({ lines: 1, written: 1 });
+    expect(await importTrades(fixture.t.store, feed([trade]), 'W')).toEqual({ lines: 1, written: 1 });
   });
 
   it('refuses a movement one over any bound, naming its line and field; nothing of its file is written', async () => {
     const before = await count('movements');
     for (const [field, over] of Object.entries(movementsOverBounds(movement(2)))) {
-      const refusal = importMovements(t.store, feed([movement(3), over, movement(4)]), 'W');
+      const refusal = importMovements(fixture.t.store, feed([movement(3), over, movement(4)]), 'W');
       await expect(refusal, field).rejects.toBeInstanceOf(ImportError);
       await expect(refusal, field).rejects.toThrow(new RegExp(`line 2: ${field.replace(/[[\].]/g, '\\$&')}: `));
       expect(((await refusal.catch((e: unknown) => e)) as ImportError).badLines, field).toBe(1);
@@ -82,16 +54,16 @@ describe.each(DATABASES)('bounds of imported records on %s', (kind) => {
     const before = await count('trades');
     const over = tradeOverBounds(largestTrade(2, me.address, 'WAVES', 'USDT'));
     await expect(
-      importTrades(t.store, feed([largestTrade(3, me.address, 'WAVES', 'USDT'), over.id]), 'W'),
+      importTrades(fixture.t.store, feed([largestTrade(3, me.address, 'WAVES', 'USDT'), over.id]), 'W'),
     ).rejects.toThrow(`line 2: id: must have at most ${BOUNDS.tradeId} characters`);
     expect(await count('trades')).toBe(before);
   });
 
   it('refuses a catalogue one over any bound, naming the entry and field; nothing of it is written', async () => {
     const before = [await count('platforms'), await count('currencies')];
-    const version = await t.store.db.selectFrom('catalogue_version').selectAll().execute();
+    const version = await fixture.t.store.db.selectFrom('catalogue_version').selectAll().execute();
     for (const [field, catalogue] of Object.entries(cataloguesOverBounds())) {
-      const refusal = loadCatalogueFile(t.store, file(JSON.stringify(catalogue)));
+      const refusal = loadCatalogueFile(fixture.t.store, file(JSON.stringify(catalogue)));
       await expect(refusal, field).rejects.toBeInstanceOf(CatalogueError);
       const { problems } = (await refusal.catch((e: CatalogueError) => e)) as CatalogueError;
       expect(problems, field).toContainEqual(
@@ -99,6 +71,6 @@ describe.each(DATABASES)('bounds of imported records on %s', (kind) => {
       );
     }
     expect([await count('platforms'), await count('currencies')]).toEqual(before);
-    expect(await t.store.db.selectFrom('catalogue_version').selectAll().execute()).toEqual(version);
+    expect(await fixture.t.store.db.selectFrom('catalogue_version').selectAll().execute()).toEqual(version);
   });
 });
