@@ -50,6 +50,19 @@ function heldWrites() {
   };
 }
 
+/** An import that skips bad lines, in batches of `batchSize` (none by time): its input, its result, the lines refused. */
+function skipping(write: (batch: number[]) => Promise<void>, batchSize = 2) {
+  const input = new PassThrough();
+  const refused: number[] = [];
+  const done = importStream(input, parse, write, {
+    batchSize,
+    batchMs: null,
+    skipInvalid: true,
+    refused: (line) => refused.push(line),
+  });
+  return { input, refused, done };
+}
+
 const until = async (condition: () => boolean) => {
   for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 2));
   expect(condition()).toBe(true);
@@ -100,15 +113,8 @@ describe('importStream', () => {
   });
 
   it('with skipInvalid, refusals come in line order: a bad line read while a batch is written waits for it', async () => {
-    const refused: number[] = [];
     const writes = heldWrites();
-    const input = new PassThrough();
-    const done = importStream(input, parse, writes.write, {
-      batchSize: 2,
-      batchMs: null,
-      skipInvalid: true,
-      refused: (line) => refused.push(line),
-    });
+    const { input, refused, done } = skipping(writes.write);
     input.write('1\n2\n');
     await until(() => writes.held === 1);
     // Read while the batch of lines 1–2 is written: refused, but reported only after that batch.
@@ -132,47 +138,28 @@ describe('importStream', () => {
 
   it('with skipInvalid, a bad line waits for the records before it in the batch being filled', async () => {
     // Idle: line 2 is refused while line 1 waits for its batch, which the store then refuses.
-    const refused: number[] = [];
-    const write = async (batch: number[]) => {
+    const { input, refused, done } = skipping(async (batch) => {
       if (batch.includes(1)) throw new OrderChange(batch.indexOf(1), 'movement 1', 'created_at', 'then', 'now', null);
-    };
-    const input = new PassThrough();
-    const done = importStream(input, parse, write, {
-      batchSize: 2,
-      batchMs: null,
-      skipInvalid: true,
-      refused: (line) => refused.push(line),
     });
     input.end('1\nx\n3\n');
     await expect(done).resolves.toMatchObject({ lines: 3, written: 1, refused: 2 });
     expect(refused).toEqual([1, 2]);
 
     // And a bad line before a record the store refuses comes before it.
-    const before: number[] = [];
-    const refusesThree = async (batch: number[]) => {
+    const {
+      input: file,
+      refused: before,
+      done: imported,
+    } = skipping(async (batch) => {
       if (batch.includes(3)) throw new OrderChange(batch.indexOf(3), 'movement 3', 'created_at', 'then', 'now', null);
-    };
-    const file = new PassThrough();
-    const imported = importStream(file, parse, refusesThree, {
-      batchSize: 10,
-      batchMs: null,
-      skipInvalid: true,
-      refused: (line) => before.push(line),
-    });
+    }, 10);
     file.end('1\nx\n3\n4\ny\n');
     await expect(imported).resolves.toMatchObject({ lines: 5, written: 2, refused: 3 });
     expect(before).toEqual([2, 3, 5]);
 
     // With a write in flight: line 4 is read while lines 1–2 are written and line 3 waits in the next batch.
-    const inOrder: number[] = [];
     const writes = heldWrites();
-    const stream = new PassThrough();
-    const streamed = importStream(stream, parse, writes.write, {
-      batchSize: 2,
-      batchMs: null,
-      skipInvalid: true,
-      refused: (line) => inOrder.push(line),
-    });
+    const { input: stream, refused: inOrder, done: streamed } = skipping(writes.write);
     stream.write('1\n2\n');
     await until(() => writes.held === 1);
     stream.end('3\nx\n5\n');
