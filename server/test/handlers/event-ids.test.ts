@@ -32,7 +32,11 @@ const PREVIOUS_RELEASE = Object.keys(migrations)
   .at(-1) as string;
 
 const demoLine = JSON.parse(readFileSync(demoFiles.movements, 'utf8').split('\n')[0] ?? '{}');
-const movement = (account: string, id: string, status = 'pending_approval'): MovementRecord => ({
+const movement = (
+  account: string,
+  id: string,
+  status: MovementRecord['status'] = 'pending_approval',
+): MovementRecord => ({
   ...demoLine,
   transactions: JSON.stringify(demoLine.transactions),
   id,
