@@ -1,8 +1,10 @@
 /** Table types of the store. Amounts are canonical decimal text; times are UTC ISO 8601 text with ms. */
+import type { components } from '@gateway/generated';
 import type { ColumnType, CompiledQuery, Generated, Kysely } from 'kysely';
 import type { ListenHandlers, Listening } from './listener.js';
 import type { MovementRecord, TradeRecord } from './stored-records.js';
-export type Direction = 'deposit' | 'withdrawal';
+/** The spec's enumerations, so that a value removed from the spec is a compile error wherever it is used. */
+export type Direction = components['schemas']['MovementDirection'];
 
 export interface PlatformTable {
   id: string;
@@ -27,7 +29,7 @@ export interface CurrencyTermsTable {
   currency_id: string;
   platform_id: string;
   platform_asset_id: string;
-  status: 'active' | 'inactive';
+  status: components['schemas']['CurrencyStatus'];
   min_amount: string;
   max_amount: string;
   fee_flat: string;

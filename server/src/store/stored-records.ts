@@ -32,7 +32,7 @@ export type TradeRecord = StoredRow<
 const transactionsOf = (row: MovementRecord): Schemas['MovementTransaction'][] => JSON.parse(row.transactions);
 
 /** Movements: upserted by `id`; `account` and `created_at` place a movement in its list and never change. */
-const MOVEMENT_FIELDS = {
+export const MOVEMENT_FIELDS = {
   type: { column: null, served: { as: 'type', value: () => 'gateway_movement' } },
   id: { column: 'fixed', served: { as: 'id', value: (r) => r.id } },
   account: { column: 'fixed', served: null },
@@ -60,7 +60,7 @@ export const MOVEMENT = storedRecord<Schemas['MovementRecord'], MovementRecord, 
  * Trades: upserted by (`address`, `id`); `timestamp` places a trade in its list and never changes. `type`
  * comes first: the answer's first field.
  */
-const TRADE_FIELDS = {
+export const TRADE_FIELDS = {
   type: { column: 'updated', served: { as: 'type', value: (r) => r.type } },
   address: { column: 'fixed', served: null },
   id: { column: 'fixed', served: { as: 'id', value: (r) => r.id } },
