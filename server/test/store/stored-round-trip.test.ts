@@ -34,7 +34,7 @@ function served(value: unknown, answered: unknown): unknown {
 }
 
 /** The record fields the declaration serves that are not in `answer` as the record has them, named. */
-export function unreached(fields: Fields, record: Json, answer: Json): string[] {
+function unreached(fields: Fields, record: Json, answer: Json): string[] {
   const missing: string[] = [];
   for (const [field, { served: as }] of Object.entries(fields)) {
     if (as === null) continue;
