@@ -31,7 +31,7 @@ export const withMovementDocument = (record: MovementRecord): MovementTable => (
 export const withTradeDocument = (record: TradeRecord): TradeTable => ({ ...record, document: tradeDocument(record) });
 
 /** Sample rows covering every field (zero and non-zero amounts, both kinds of each direction and trade type, two of the statuses). */
-const SAMPLE_MOVEMENTS: MovementRecord[] = [
+export const SAMPLE_MOVEMENTS: readonly MovementRecord[] = [
   {
     id: 'f3b6a2a4-0d5e-4b8e-9a57-2f2b4f0c1d11',
     account: '3P8pGyzZL9AUuFs9YRYPDV3vm73T48ptZxs',
@@ -63,7 +63,7 @@ const SAMPLE_MOVEMENTS: MovementRecord[] = [
     transactions: '[]',
   },
 ];
-const SAMPLE_TRADES: TradeRecord[] = [
+export const SAMPLE_TRADES: readonly TradeRecord[] = [
   {
     address: '3P8pGyzZL9AUuFs9YRYPDV3vm73T48ptZxs',
     id: '7kPFrHDiGw1rCm7LPszuECwWYL3dMf6iMifLRDJQZMzy',
@@ -86,8 +86,20 @@ const SAMPLE_TRADES: TradeRecord[] = [
   },
 ];
 
+/** The fingerprint of the rendering of `movements` and `trades`. */
+export const formatOf = (movements: readonly MovementRecord[], trades: readonly TradeRecord[]): string =>
+  createHash('sha256')
+    .update(JSON.stringify([movements.map(movementDocument), trades.map(tradeDocument)]))
+    .digest('hex')
+    .slice(0, 16);
+
 /** The fingerprint of the current rendering: it changes whenever the rendering of the samples does. */
-export const DOCUMENT_FORMAT = createHash('sha256')
-  .update(JSON.stringify([SAMPLE_MOVEMENTS.map(movementDocument), SAMPLE_TRADES.map(tradeDocument)]))
-  .digest('hex')
-  .slice(0, 16);
+export const DOCUMENT_FORMAT = formatOf(SAMPLE_MOVEMENTS, SAMPLE_TRADES);
+
+/**
+ * Formats whose documents are the current ones, although their fingerprint differs: a change of the samples,
+ * not of the rendering. 7fd4233ab789e302: the samples up to 1.1.0 held the status `pending`, which the spec
+ * does not list (typed by the spec now, they cannot); test/store/stored-fields.test.ts renders those samples
+ * with this release's code and finds that fingerprint, so its databases are not rendered again.
+ */
+export const SAME_DOCUMENTS_AS: readonly string[] = ['7fd4233ab789e302'];
