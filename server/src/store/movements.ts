@@ -13,7 +13,8 @@ import {
   type PageSource,
 } from './pages.js';
 import { withRows } from './rows.js';
-import type { Database, MovementRecord, MovementTable } from './schema.js';
+import type { Database, MovementRecord } from './schema.js';
+import { MOVEMENT } from './stored-records.js';
 
 export interface MovementQuery extends PageSize {
   account: string;
@@ -50,24 +51,6 @@ export async function findMovementDocument(db: Kysely<Database>, account: string
   return row?.document ?? null;
 }
 
-/** Every column of a stored movement. */
-const MOVEMENT_COLUMNS: readonly (keyof MovementTable)[] = [
-  'id',
-  'account',
-  'direction',
-  'status',
-  'source_platform_id',
-  'destination_platform_id',
-  'currency_id',
-  'amount',
-  'fee',
-  'created_at',
-  'updated_at',
-  'recipient_address',
-  'transactions',
-  'document',
-];
-
 /** A movement's place in its list: its account's list, by `created_at`. */
 const MOVEMENT_ORDER: FixedFields<MovementRecord, 'account' | 'created_at'> = {
   key: (row) => row.id,
@@ -97,24 +80,12 @@ export async function upsertMovements(
   if (rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
     const written = new Set<string>();
-    for (const values of withRows(trx, 'movements', MOVEMENT_COLUMNS, rows)) {
+    for (const values of withRows(trx, 'movements', MOVEMENT.columns, rows)) {
       const returned = await values(trx.insertInto('movements'))
         .onConflict((oc) =>
           oc
             .column('id')
-            .doUpdateSet((eb) => ({
-              direction: eb.ref('excluded.direction'),
-              status: eb.ref('excluded.status'),
-              source_platform_id: eb.ref('excluded.source_platform_id'),
-              destination_platform_id: eb.ref('excluded.destination_platform_id'),
-              currency_id: eb.ref('excluded.currency_id'),
-              amount: eb.ref('excluded.amount'),
-              fee: eb.ref('excluded.fee'),
-              updated_at: eb.ref('excluded.updated_at'),
-              recipient_address: eb.ref('excluded.recipient_address'),
-              transactions: eb.ref('excluded.transactions'),
-              document: eb.ref('excluded.document'),
-            }))
+            .doUpdateSet((eb) => Object.fromEntries(MOVEMENT.updated.map((c) => [c, eb.ref(`excluded.${c}`)])))
             .where((eb) =>
               eb.and([
                 eb('movements.account', '=', eb.ref('excluded.account')),

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { DOCUMENT_FORMAT } from './documents.js';
+import { DOCUMENT_FORMAT, SAME_DOCUMENTS_AS } from './documents.js';
 import { upsertMovements } from './movements.js';
 import type { Database, MovementRecord, TradeRecord } from './schema.js';
 import { upsertTrades } from './trades.js';
@@ -8,11 +8,17 @@ import { upsertTrades } from './trades.js';
  * Renders the documents of every movement and trade again when they were rendered in another format (or
  * never: rows written before documents existed). Batches of `batchSize` rows, each written back with the
  * import's own upsert (one statement, one transaction); safe to run from several instances at once (the
- * result is the same). Returns the number of rows rendered.
+ * result is the same). Returns the number of rows rendered. Documents in a format documents.ts lists as the
+ * same as the current one are only marked current.
  */
 export async function refreshDocuments(db: Kysely<Database>, batchSize = 1000): Promise<number> {
   const stored = await db.selectFrom('document_format').select('format').where('id', '=', 1).executeTakeFirst();
   if (stored?.format === DOCUMENT_FORMAT) return 0;
+  if (stored !== undefined && SAME_DOCUMENTS_AS.includes(stored.format)) {
+    // Documents rendered the same, under another fingerprint (documents.ts): nothing to render.
+    await db.updateTable('document_format').set({ format: DOCUMENT_FORMAT }).where('id', '=', 1).execute();
+    return 0;
+  }
   let rendered = 0;
   for (let after: string | null = null; ; ) {
     let query = db.selectFrom('movements').selectAll().orderBy('id').limit(batchSize);

@@ -1,7 +1,10 @@
 /** Table types of the store. Amounts are canonical decimal text; times are UTC ISO 8601 text with ms. */
+import type { components } from '@gateway/generated';
 import type { ColumnType, CompiledQuery, Generated, Kysely } from 'kysely';
 import type { ListenHandlers, Listening } from './listener.js';
-export type Direction = 'deposit' | 'withdrawal';
+import type { MovementRecord, TradeRecord } from './stored-records.js';
+/** The spec's enumerations, so that a value removed from the spec is a compile error wherever it is used. */
+export type Direction = components['schemas']['MovementDirection'];
 
 export interface PlatformTable {
   id: string;
@@ -26,7 +29,7 @@ export interface CurrencyTermsTable {
   currency_id: string;
   platform_id: string;
   platform_asset_id: string;
-  status: 'active' | 'inactive';
+  status: components['schemas']['CurrencyStatus'];
   min_amount: string;
   max_amount: string;
   fee_flat: string;
@@ -38,35 +41,8 @@ export interface StakingYieldTable {
   apy: string;
 }
 
-/** A movement as imported (the feed's fields). */
-export interface MovementRecord {
-  id: string;
-  account: string;
-  direction: Direction;
-  status: string;
-  source_platform_id: string;
-  destination_platform_id: string;
-  currency_id: string;
-  amount: string;
-  fee: string;
-  created_at: string;
-  updated_at: string;
-  recipient_address: string;
-  /** JSON array of `{transaction_id, platform_id}`. */
-  transactions: string;
-}
-
-/** A trade as imported (the feed's fields). */
-export interface TradeRecord {
-  address: string;
-  id: string;
-  amount_currency_id: string;
-  price_currency_id: string;
-  type: 'buy' | 'sell';
-  timestamp: string;
-  amount: string;
-  price: string;
-}
+/** A movement or trade as imported: declared once against the spec's feed records (store/stored-records.ts). */
+export type { MovementRecord, TradeRecord };
 
 /**
  * A stored movement or trade: its record and its document, the JSON text the API serves for it (rendered

@@ -13,7 +13,8 @@ import {
   type SortOrder,
 } from './pages.js';
 import { withRows } from './rows.js';
-import type { Database, TradeRecord, TradeTable } from './schema.js';
+import type { Database, TradeRecord } from './schema.js';
+import { TRADE } from './stored-records.js';
 
 export interface TradeQuery extends PageSize {
   address: string;
@@ -53,19 +54,6 @@ export async function listTrades({ db, firstColumn }: PageSource, q: TradeQuery)
 
 const tradeKey = (row: Pick<TradeRecord, 'address' | 'id'>) => `${row.address}\n${row.id}`;
 
-/** Every column of a stored trade. */
-const TRADE_COLUMNS: readonly (keyof TradeTable)[] = [
-  'address',
-  'id',
-  'amount_currency_id',
-  'price_currency_id',
-  'type',
-  'timestamp',
-  'amount',
-  'price',
-  'document',
-];
-
 /** A trade's place in its list: its address's list, by `timestamp`. */
 const TRADE_ORDER: FixedFields<TradeRecord, 'timestamp'> = {
   key: tradeKey,
@@ -85,19 +73,12 @@ export async function upsertTrades(db: Kysely<Database>, batch: readonly TradeRe
   if (rows.length === 0) return;
   await db.transaction().execute(async (trx) => {
     let written = 0;
-    for (const values of withRows(trx, 'trades', TRADE_COLUMNS, rows)) {
+    for (const values of withRows(trx, 'trades', TRADE.columns, rows)) {
       const returned = await values(trx.insertInto('trades'))
         .onConflict((oc) =>
           oc
             .columns(['address', 'id'])
-            .doUpdateSet((eb) => ({
-              amount_currency_id: eb.ref('excluded.amount_currency_id'),
-              price_currency_id: eb.ref('excluded.price_currency_id'),
-              type: eb.ref('excluded.type'),
-              amount: eb.ref('excluded.amount'),
-              price: eb.ref('excluded.price'),
-              document: eb.ref('excluded.document'),
-            }))
+            .doUpdateSet((eb) => Object.fromEntries(TRADE.updated.map((c) => [c, eb.ref(`excluded.${c}`)])))
             .where('trades.timestamp', '=', (eb) => eb.ref('excluded.timestamp')),
         )
         .returning('id')

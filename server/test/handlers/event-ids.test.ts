@@ -30,7 +30,11 @@ import { Sse } from '../support/sse.js';
 const PREVIOUS_RELEASE = migrationBefore('0009_account_event_ids');
 
 const demoLine = JSON.parse(readFileSync(demoFiles.movements, 'utf8').split('\n')[0] ?? '{}');
-const movement = (account: string, id: string, status = 'pending_approval'): MovementRecord => ({
+const movement = (
+  account: string,
+  id: string,
+  status: MovementRecord['status'] = 'pending_approval',
+): MovementRecord => ({
   ...demoLine,
   transactions: JSON.stringify(demoLine.transactions),
   id,

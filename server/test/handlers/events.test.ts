@@ -31,7 +31,11 @@ const demoLine = JSON.parse(readFileSync(demoFiles.movements, 'utf8').split('\n'
 /** The first demo movement, as the store takes it (its transactions as JSON text). */
 const firstDemo: MovementRecord = { ...demoLine, transactions: JSON.stringify(demoLine.transactions) };
 /** A movement of `account` (a demo record with another id and status). */
-const movement = (account: string, id: string, status = 'pending_approval'): MovementRecord => ({
+const movement = (
+  account: string,
+  id: string,
+  status: MovementRecord['status'] = 'pending_approval',
+): MovementRecord => ({
   ...firstDemo,
   id,
   account,

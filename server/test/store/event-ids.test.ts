@@ -18,7 +18,7 @@ import { migrationBefore, stepwise } from '../support/migrations.js';
 /** The last migration of the release before each account's event ids: its schema, and what it writes. */
 const PREVIOUS_RELEASE = migrationBefore('0009_account_event_ids');
 
-const movement = (account: string, id: string, status = 'confirmed'): MovementRecord => ({
+const movement = (account: string, id: string, status: MovementRecord['status'] = 'confirmed'): MovementRecord => ({
   id,
   account,
   direction: 'deposit',
@@ -73,7 +73,7 @@ describe.each(DATABASES)('account event ids on %s', (kind) => {
         db,
         Array.from({ length: 300 }, (_, i) => movement(i % 3 === 0 ? 'acct-a' : 'acct-b', `mix-${i}`)),
       );
-      await upsertMovements(db, [movement('acct-a', 'a-1', 'failed')]);
+      await upsertMovements(db, [movement('acct-a', 'a-1', 'rejected')]);
       const a = await eventsOf(db, 'acct-a');
       const b = await eventsOf(db, 'acct-b');
       expect(a.map((e) => e.id)).toEqual(oneTo(102));
