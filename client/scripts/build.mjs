@@ -3,7 +3,8 @@
 // copied in beside them, so that the package depends on registry packages only.
 //
 //   dist/index.js, …            the client (src/)
-//   dist/generated/             from generated/src: the spec's types (schema), operation metadata, error catalogue
+//   dist/generated/             from generated/src: the spec's types (schema), operation metadata, error catalogue,
+//                               the calls' shapes
 //   dist/ledger/                from ledger/src: hashing, keys from a seed, addresses, the token message
 //   dist/openapi.json           the bundled OpenAPI document the client was generated from (exported)
 //
@@ -21,11 +22,12 @@ const stage = path.join(client, '.stage');
 const src = path.join(stage, 'src');
 
 /** What of generated/src the client uses (not the server's handler map or record schemas). */
-const GENERATED = ['schema.ts', 'operations.ts', 'errors.ts', 'handler-types.ts'];
+const GENERATED = ['schema.ts', 'operations.ts', 'errors.ts', 'calls.ts', 'handler-types.ts'];
 const GENERATED_INDEX = `// The part of @gateway/generated the client uses (copied by scripts/build.mjs).
 export type { components, operations, paths } from './schema.js';
 export * from './operations.js';
 export * from './errors.js';
+export * from './calls.js';
 `;
 const WORKSPACE_IMPORT = /(from\s+|import\s*\(\s*)'@gateway\/(generated|ledger)'/g;
 
