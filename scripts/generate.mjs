@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Turns the hand-written spec into everything under generated/ but its hand-written src/handler-types.ts: the
-// bundled document, openapi-typescript types, per-operation metadata, the error catalogue and the schemas of
-// the records operators load.
+// bundled document, openapi-typescript types, per-operation metadata, the error catalogue, the schemas of
+// the records operators load and the client's plain calls (generate-calls.mjs).
 //
 //   node scripts/generate.mjs [--spec spec/openapi.yaml] [--out generated]
 //
@@ -13,6 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { createConfig, getLineColLocation, lint } from '@redocly/openapi-core';
+import { CallsError, callsModule, collectCalls } from './generate-calls.mjs';
 import { HAND_WRITTEN } from './hand-written.mjs';
 import { resolveRef as followRef, HTTP_METHODS } from './openapi-document.mjs';
 
@@ -328,6 +329,7 @@ async function generate(specPath, outDir) {
   const operations = collectOperations(doc);
   const errors = collectErrors(doc);
   const records = collectRecords(doc);
+  const calls = collectCalls(doc);
   const types = astToString(
     // openapi-typescript rewrites the document it is given (discriminators): give it a copy.
     await openapiTS(structuredClone(doc), {
@@ -344,6 +346,7 @@ async function generate(specPath, outDir) {
   writeIfChanged(path.join(outDir, 'src/operations.ts'), operationsModule(operations));
   writeIfChanged(path.join(outDir, 'src/errors.ts'), errorsModule(errors));
   writeIfChanged(path.join(outDir, 'src/records.ts'), recordsModule(records));
+  writeIfChanged(path.join(outDir, 'src/calls.ts'), callsModule(HEADER, calls));
   if (path.resolve(outDir) !== path.join(root, 'generated')) {
     for (const file of HAND_WRITTEN) copyFileSync(path.join(root, 'generated', file), path.join(outDir, file));
   }
@@ -355,6 +358,7 @@ export * from './handler-types.js';
 export * from './operations.js';
 export * from './errors.js';
 export * from './records.js';
+export * from './calls.js';
 `,
   );
   return { operations: operations.length, errors: errors.length, records: records.names.length };
@@ -366,7 +370,7 @@ try {
     `wrote ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}/: ${summary.operations} operations, ${summary.errors} error codes, ${summary.records} record schemas (${changed.length} file${changed.length === 1 ? '' : 's'} changed${changed.length ? `: ${changed.join(', ')}` : ''})`,
   );
 } catch (error) {
-  if (!(error instanceof SpecError)) throw error;
+  if (!(error instanceof SpecError || error instanceof CallsError)) throw error;
   console.error(error.message);
   // At once: the loading of openapi-typescript begun beside the check has nothing left to do.
   process.exit(1);

@@ -1,5 +1,6 @@
 /**
- * `createGatewayClient`: every operation of the spec, typed (`client.api`), under a call policy (a deadline,
+ * `createGatewayClient`: every operation of the spec, typed (`client.api`) and as a plain method
+ * (`client.calls`, generated), under a call policy (a deadline,
  * retries of idempotent calls); a session that signs in by signing, stays fresh (one refresh at a time, also
  * among tabs sharing its storage) and tells its changes; lists read item by item or page by page; the
  * account's live events.
@@ -10,7 +11,7 @@ import { type ChainId, MAX_LIFETIME_SECONDS } from '@gateway/ledger';
 import createClient from 'openapi-fetch';
 import { type ApiClient, sessionMiddleware, withCallPolicy } from './api.js';
 import { passwordFor, type Signer, usernameOf } from './auth/password.js';
-import { unwrap } from './errors.js';
+import { type CallInit, createCalls, formBody, type GatewayCallsClient } from './calls.js';
 import { type EventsOptions, eventStream, type GatewayEvent } from './events.js';
 import { defaultLocks, type LockManagerLike } from './locks.js';
 import { cursorList, offsetList, type PagedList } from './paginate.js';
@@ -20,7 +21,7 @@ import { memoryStorage, type SessionTokens, type TokenStorage } from './storage.
 
 type Schemas = components['schemas'];
 
-export type { ApiClient, CallOptions, RetryOptions };
+export type { ApiClient, CallInit, CallOptions, GatewayCallsClient, RetryOptions };
 
 export interface GatewayClientOptions extends CallOptions {
   /** The gateway's address, e.g. `https://api.example.com`. */
@@ -62,6 +63,12 @@ export interface TradeQuery {
 export interface GatewayClient {
   /** Every operation of the spec, typed: `client.api.GET('/v1/platforms/{id}', { params: { path: { id } } })`. */
   readonly api: ApiClient;
+  /**
+   * Every operation of the spec as a method, generated from it: parameters by name, the success's body as the
+   * answer, a GatewayError thrown otherwise: `await client.calls.getPlatform({ id: 'ETH' })`. Same session
+   * and call policy as `api`.
+   */
+  readonly calls: GatewayCallsClient;
   /** Signs in: signs the password for `<chainId>:<clientId>:<expiry>` and keeps the session. Never retried. */
   login(signer: Signer, options?: LoginOptions): Promise<SessionTokens>;
   /**
@@ -96,7 +103,6 @@ export interface GatewayClient {
 }
 
 const FORM = 'application/x-www-form-urlencoded';
-const formBody = (fields: unknown) => new URLSearchParams(fields as Record<string, string>).toString();
 const iso = (value: Date | string | undefined) => (value instanceof Date ? value.toISOString() : value);
 const tokensOf = (pair: Schemas['TokenResponse']): SessionTokens => ({
   accessToken: pair.access_token,
@@ -132,102 +138,84 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   );
   base.use(sessionMiddleware(session, fetchImpl));
 
-  const clientWith = (callOptions: CallOptions, api: ApiClient): GatewayClient => ({
-    api,
-    async login(signer, loginOptions = {}) {
-      const lifetime = loginOptions.lifetime ?? MAX_LIFETIME_SECONDS;
-      if (!Number.isInteger(lifetime) || lifetime <= 0 || lifetime > MAX_LIFETIME_SECONDS) {
-        throw new RangeError(`lifetime must be 1 to ${MAX_LIFETIME_SECONDS} seconds`);
-      }
-      const expiry = Math.floor(now() / 1000) + lifetime;
-      const pair = unwrap(
-        await tokenRequest(api, {
+  const clientWith = (callOptions: CallOptions, api: ApiClient): GatewayClient => {
+    const calls = createCalls(api);
+    return {
+      api,
+      calls,
+      async login(signer, loginOptions = {}) {
+        const lifetime = loginOptions.lifetime ?? MAX_LIFETIME_SECONDS;
+        if (!Number.isInteger(lifetime) || lifetime <= 0 || lifetime > MAX_LIFETIME_SECONDS) {
+          throw new RangeError(`lifetime must be 1 to ${MAX_LIFETIME_SECONDS} seconds`);
+        }
+        const expiry = Math.floor(now() / 1000) + lifetime;
+        const pair = await calls.createToken({
           grant_type: 'password',
           scope: 'general',
           username: usernameOf(signer),
           password: await passwordFor(signer, options.chainId, options.clientId, expiry),
           client_id: options.clientId,
-        }),
-      );
-      const tokens = tokensOf(pair);
-      await session.set(tokens, 'login');
-      return tokens;
-    },
-    async logout() {
-      const tokens = await session.current();
-      try {
-        if (tokens) {
-          unwrap(
-            await api.POST('/v1/oauth2/revoke', {
-              body: { token: tokens.refreshToken, token_type_hint: 'refresh_token', client_id: options.clientId },
-              headers: { 'Content-Type': FORM },
-              bodySerializer: formBody,
-            }),
-          );
+        });
+        const tokens = tokensOf(pair);
+        await session.set(tokens, 'login');
+        return tokens;
+      },
+      async logout() {
+        const tokens = await session.current();
+        try {
+          if (tokens) {
+            await calls.revokeToken({
+              token: tokens.refreshToken,
+              token_type_hint: 'refresh_token',
+              client_id: options.clientId,
+            });
+          }
+        } finally {
+          await session.set(null, 'logout');
         }
-      } finally {
-        await session.set(null, 'logout');
-      }
-    },
-    session: () => session.current(),
-    onSessionChange: (listener) => session.onChange(listener),
-    sessionStore: session.store,
-    withOptions: (more) => {
-      const merged = { ...callOptions, ...more };
-      return clientWith(merged, withCallPolicy(base, merged));
-    },
-    close: () => session.close(),
-    movements: ({ pageSize } = {}) =>
-      cursorList(async (after) =>
-        unwrap(await api.GET('/v1/movements', { params: { query: { limit: pageSize, after } } })),
-      ),
-    platforms: ({ pageSize } = {}) =>
-      cursorList(async (after) =>
-        unwrap(await api.GET('/v1/platforms', { params: { query: { limit: pageSize, after } } })),
-      ),
-    trades: (query) =>
-      cursorList(async (after) =>
-        unwrap(
-          await api.GET('/v1/addresses/{ledger_address}/trades/{amount_currency_id}/{price_currency_id}', {
-            params: {
-              path: {
-                ledger_address: query.address,
-                amount_currency_id: query.amountCurrency,
-                price_currency_id: query.priceCurrency,
-              },
-              query: {
-                timestamp__gte: iso(query.from),
-                timestamp__lt: iso(query.to),
-                sort: query.sort,
-                limit: query.pageSize,
-                after,
-              },
-            },
+      },
+      session: () => session.current(),
+      onSessionChange: (listener) => session.onChange(listener),
+      sessionStore: session.store,
+      withOptions: (more) => {
+        const merged = { ...callOptions, ...more };
+        return clientWith(merged, withCallPolicy(base, merged));
+      },
+      close: () => session.close(),
+      movements: ({ pageSize } = {}) => cursorList((after) => calls.listMovements({ limit: pageSize, after })),
+      platforms: ({ pageSize } = {}) => cursorList((after) => calls.listPlatforms({ limit: pageSize, after })),
+      trades: (query) =>
+        cursorList((after) =>
+          calls.listTrades({
+            ledger_address: query.address,
+            amount_currency_id: query.amountCurrency,
+            price_currency_id: query.priceCurrency,
+            timestamp__gte: iso(query.from),
+            timestamp__lt: iso(query.to),
+            sort: query.sort,
+            limit: query.pageSize,
+            after,
           }),
         ),
-      ),
-    depositCurrencies: ({ pageSize } = {}) =>
-      offsetList(async (offset) =>
-        unwrap(await api.GET('/v1/deposit/currencies', { params: { query: { limit: pageSize, offset } } })),
-      ),
-    withdrawalCurrencies: ({ pageSize } = {}) =>
-      offsetList(async (offset) =>
-        unwrap(await api.GET('/v1/withdraw/currencies', { params: { query: { limit: pageSize, offset } } })),
-      ),
-    events: (eventsOptions) => {
-      // The stream retries by itself (events.ts): its connects are not retried by the call policy as well.
-      const connect = withCallPolicy(base, { ...callOptions, retry: false });
-      return eventStream(async (lastEventId, signal) => {
-        const { data, error, response } = await connect.GET('/v1/events', {
-          // The query form of Last-Event-ID: a header would need the server's CORS to allow it in browsers.
-          params: { query: { last_event_id: lastEventId } },
-          headers: { Accept: 'text/event-stream' },
-          parseAs: 'stream',
-          signal,
-        });
-        return { response, body: data, error };
-      }, eventsOptions);
-    },
-  });
+      depositCurrencies: ({ pageSize } = {}) =>
+        offsetList((offset) => calls.listDepositCurrencies({ limit: pageSize, offset })),
+      withdrawalCurrencies: ({ pageSize } = {}) =>
+        offsetList((offset) => calls.listWithdrawalCurrencies({ limit: pageSize, offset })),
+      events: (eventsOptions) => {
+        // The stream retries by itself (events.ts): its connects are not retried by the call policy as well.
+        const connect = withCallPolicy(base, { ...callOptions, retry: false });
+        return eventStream(async (lastEventId, signal) => {
+          const { data, error, response } = await connect.GET('/v1/events', {
+            // The query form of Last-Event-ID: a header would need the server's CORS to allow it in browsers.
+            params: { query: { last_event_id: lastEventId } },
+            headers: { Accept: 'text/event-stream' },
+            parseAs: 'stream',
+            signal,
+          });
+          return { response, body: data, error };
+        }, eventsOptions);
+      },
+    };
+  };
   return clientWith(options, root);
 }

@@ -1,5 +1,5 @@
 /**
- * The Exchange Gateway client: every operation of the spec, typed; signing in with a ledger key or an
+ * The Exchange Gateway client: every operation of the spec, typed and as a plain method; signing in with a ledger key or an
  * Ethereum-style wallet; a session that stays fresh; iterators over lists; exact fee arithmetic.
  * @see ../../spec/openapi.yaml
  */
@@ -38,8 +38,10 @@ export type { ConnectionState, EventsOptions, GatewayEvent } from './events.js';
 export { type AmountCheck, checkAmount, receivedAmount } from './fees.js';
 export {
   type ApiClient,
+  type CallInit,
   type CallOptions,
   createGatewayClient,
+  type GatewayCallsClient,
   type GatewayClient,
   type GatewayClientOptions,
   type LoginOptions,

@@ -6,3 +6,4 @@ export * from './handler-types.js';
 export * from './operations.js';
 export * from './errors.js';
 export * from './records.js';
+export * from './calls.js';

@@ -140,6 +140,7 @@ describe.skipIf(registry !== null)('the packed @gateway/client in a project outs
       run(process.execPath, ['movements.mjs'], { cwd: project, env: cleanEnv({ GATEWAY_URL: gateway.url }) }),
     );
     expect(stdout).toContain('50 movements');
+    expect(stdout).toMatch(/^movement \S+ by client\.calls$/m);
   }, 30_000);
 
   it('is served by `serve --demo` to a dev server on another local port (CORS), to no other origin', async () => {

@@ -16,4 +16,7 @@ for await (const movement of client.movements({ pageSize: 20 })) {
   count += 1;
 }
 console.log(`${count} movements`);
+// The plain call of an operation (generated from the spec): its answer, or a GatewayError thrown.
+const [first] = (await client.calls.listMovements({ limit: 1 })).items;
+console.log(`movement ${(await client.calls.getMovement({ id: first.id })).id} by client.calls`);
 await client.logout();

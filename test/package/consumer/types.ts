@@ -21,6 +21,22 @@ export async function latest(client: GatewayClient): Promise<string> {
   return `${movement.amount.toFixed(2)} ${movement.status.toUpperCase()}`;
 }
 
+export async function plainCalls(client: GatewayClient): Promise<string> {
+  const platform = await client.calls.getPlatform({ id: 'ETH' });
+  expectType<Equal<typeof platform, components['schemas']['Platform']>>();
+  const page = await client.calls.listMovements({ limit: 20 });
+  expectType<Equal<(typeof page.items)[number], Movement>>();
+  // @ts-expect-error: the path parameter is `id`
+  await client.calls.getPlatform({ platform: 'ETH' });
+  // @ts-expect-error: the path parameter is missing
+  await client.calls.getMovement({});
+  // @ts-expect-error: limit is a number
+  await client.calls.listMovements({ limit: 'twenty' });
+  // @ts-expect-error: no such operation
+  await client.calls.getMovements();
+  return platform.name;
+}
+
 export async function mistakes(client: GatewayClient): Promise<void> {
   // @ts-expect-error: limit is a number
   await client.api.GET('/v1/movements', { params: { query: { limit: 'twenty' } } });
