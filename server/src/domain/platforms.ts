@@ -1,6 +1,7 @@
 /** Platforms: pages of the list, one platform, and the resource. */
 import type { components } from '@gateway/generated';
 import { ApiError } from '../errors.js';
+import type { JsonText } from '../lib/json-text.js';
 import { itemsWithin } from '../lib/page-bytes.js';
 import type { CatalogueSnapshot, PlatformRow } from '../store/catalogue.js';
 import { catalogueAnswer } from './catalogue-cache.js';
@@ -33,9 +34,16 @@ export function platformsPage(
   return { documents: texts.slice(0, kept), lastId: rows[kept - 1]?.id, hasNext: from + kept < all.length };
 }
 
-/** A platform's JSON text, serialized once per snapshot (the list and `GET /v1/platforms/{id}` share it). */
+/**
+ * A platform's answer, serialized once per snapshot: `GET /v1/platforms/{id}` sends it as it is, and the
+ * list's pages are made of the same texts.
+ */
+export const platformAnswer = (catalogue: CatalogueSnapshot, row: PlatformRow): JsonText<Schemas['Platform']> =>
+  catalogueAnswer(catalogue, `platform|${row.id}`, () => platform(row));
+
+/** A platform's JSON text (its answer's). */
 export const platformJson = (catalogue: CatalogueSnapshot, row: PlatformRow): string =>
-  catalogueAnswer(catalogue, `platform|${row.id}`, () => platform(row)).json;
+  platformAnswer(catalogue, row).json;
 
 export const platform = (row: PlatformRow): Schemas['Platform'] => ({
   type: 'platform',

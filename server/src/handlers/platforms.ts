@@ -1,8 +1,8 @@
 /** Platforms: cursor pages of the list and one platform (public). */
 import { type components, type HandlerMap, operationMeta } from '@gateway/generated';
 import type { Context } from '../context.js';
-import { platformJson, platformOrNotFound, platformsPage } from '../domain/platforms.js';
-import { JsonText, listOfDocuments } from '../lib/json-text.js';
+import { platformAnswer, platformOrNotFound, platformsPage } from '../domain/platforms.js';
+import { listOfDocuments } from '../lib/json-text.js';
 import { cursorPageInfo, decodeAfter } from './paging.js';
 
 type Schemas = components['schemas'];
@@ -27,9 +27,6 @@ export const platformsHandlers: Pick<HandlerMap<Context>, 'listPlatforms' | 'get
 
   async getPlatform({ params }, context) {
     const snapshot = await context.catalogue.get();
-    return {
-      status: 200,
-      body: new JsonText<Schemas['Platform']>(platformJson(snapshot, platformOrNotFound(snapshot, params.id))),
-    };
+    return { status: 200, body: platformAnswer(snapshot, platformOrNotFound(snapshot, params.id)) };
   },
 };

@@ -50,17 +50,15 @@ export function observability(app: FastifyInstance, metrics: Metrics): void {
     done();
   });
   // A client that closes its connection before its answer (a slow body given up, a page left): one line at
-  // info, without a stack, whatever their number (a slow-body attack writes thousands).
+  // info, without a stack, whatever their number (a slow-body attack writes thousands). Only when request
+  // lines are logged at all (the level is set at start): with the hook, Fastify listens for every request's
+  // `close`, a listener and a closure per request (bench/hook-costs.mjs).
+  if (!logsRequests(app.log.level)) return;
   app.addHook('onRequestAbort', (request, done) => {
     const route = request.routeOptions;
     const operation = route.config.operationId ?? route.url ?? UNMATCHED;
-    if (logsRequests(request.log.level)) {
-      const path = request.url.split('?')[0];
-      request.log.info(
-        { operation, method: request.method, path, client: request.ip },
-        'request aborted by the client',
-      );
-    }
+    const path = request.url.split('?')[0];
+    request.log.info({ operation, method: request.method, path, client: request.ip }, 'request aborted by the client');
     done();
   });
 }

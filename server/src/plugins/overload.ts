@@ -63,13 +63,13 @@ function shedUnsentAnswers(app: FastifyInstance, limit: number, metrics: Shed): 
       reply.type('application/json; charset=utf-8');
       answer = JSON.stringify(refusal(reply, metrics, reason));
     }
-    let bytes = Buffer.byteLength(answer);
+    const bytes = Buffer.byteLength(answer);
     unsent += bytes;
-    const written = () => {
+    // A response emits `close` exactly once: just after `finish` when it is all written, or when its
+    // connection closes first. One plain listener (not `once` of both, two wrappers per answer).
+    reply.raw.on('close', () => {
       unsent -= bytes;
-      bytes = 0;
-    };
-    reply.raw.once('finish', written).once('close', written);
+    });
     done(null, answer);
   });
 }
