@@ -1,0 +1,181 @@
+/**
+ * The sign-in storm (`storm-pg`, `--only storm`): N accounts never seen before (fresh keys) sign in as fast
+ * as they can against two gateway instances of one build on one PostgreSQL database, the load spread over
+ * both (lib/storm-load.mjs, core 1; both gateways on core 0, as every server of the run). Reported: grants a
+ * second, p50 and p99, and the servers' CPU per grant (both processes), beside the crypto ceiling measured
+ * in the same round on the same passwords (lib/crypto-rate.mjs, core 0): a grant's one verification of a
+ * key not seen before (its conversion and subgroup check included) and one signing. With --baseline-build
+ * the baseline build's pair of gateways, on a database of its own, storms in the same rounds (fresh
+ * accounts every time, the order of the builds reversed every other round).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import {
+  ADMIN_PG_URL,
+  BASELINE,
+  cleanups,
+  fmt,
+  log,
+  results,
+  SETTINGS,
+  selected,
+  THIS_BUILD,
+  tmpRoot,
+} from '../context.mjs';
+import { gatewayEnv, launchGateway, prepareDatabase, stopAll } from '../gateway.mjs';
+import { BENCH, backgroundBusy, median, runNode } from '../lib/common.mjs';
+import { check, ratio } from '../rows.mjs';
+import { cryptoCeiling } from './tokens.mjs';
+
+const require = createRequire(import.meta.url);
+export const STORM_ID = 'storm-pg';
+
+/** A database of its own on the run's PostgreSQL, dropped at the end; its URL. */
+async function createDatabase(name) {
+  const pg = require('pg');
+  const admin = new pg.Client({ connectionString: ADMIN_PG_URL });
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end().catch(() => {});
+  }
+  cleanups.push(async () => {
+    const c = new pg.Client({ connectionString: ADMIN_PG_URL });
+    await c.connect();
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.end();
+    log(`[storm] dropped database ${name}`);
+  });
+  const url = new URL(ADMIN_PG_URL);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/** Two gateways of `build` on a fresh database of their own. */
+async function startPair(build, name) {
+  const env = gatewayEnv(await createDatabase(name), mkdtempSync(path.join(tmpRoot, 'storm-')));
+  await prepareDatabase('pg', env, false, build);
+  const pair = [await launchGateway('pg storm 1', env, build), await launchGateway('pg storm 2', env, build)];
+  log(`[storm] ${build === THIS_BUILD ? 'gateway' : `baseline ${build.label}`}: ${pair.map((g) => g.url).join(', ')}`);
+  return pair;
+}
+
+/** One storm: fresh passwords, the crypto ceiling on them (in-process), then the grants against the pair. */
+async function storm(pair, label, round) {
+  const { accounts, connections } = SETTINGS.storm;
+  const file = path.join(tmpRoot, `storm-${label}-${round}.json`);
+  const made = Date.now();
+  await runNode([
+    path.join(BENCH, 'lib/storm-load.mjs'),
+    'passwords',
+    String(accounts),
+    `${SETTINGS.seed} storm ${label} ${round} ${randomBytes(4).toString('hex')}`,
+    file,
+  ]);
+  log(
+    `  storm ${label} round ${round + 1}: ${fmt(accounts)} fresh passwords in ${((Date.now() - made) / 1000).toFixed(1)} s`,
+  );
+  const crypto = JSON.parse(await runNode([path.join(BENCH, 'lib/crypto-rate.mjs'), file, '1'], { core: 0 }));
+  const background = await backgroundBusy(
+    500,
+    pair.map((g) => g.pid),
+  );
+  const config = path.join(tmpRoot, `storm-${label}-${round}-load.json`);
+  writeFileSync(config, JSON.stringify({ targets: pair.map((g) => ({ url: g.url, pid: g.pid })), file, connections }));
+  const out = JSON.parse(await runNode([path.join(BENCH, 'lib/storm-load.mjs'), 'load', config], { core: 1 }));
+  const cpuUsPerGrant = (out.serverCpuSeconds.reduce((s, v) => s + v, 0) / out.grants) * 1e6;
+  log(
+    `  storm ${label} round ${round + 1}: ${fmt(out.perSecond)} grants/s (${out.perTarget.join(' + ')}), p50 ${fmt(out.p50, 2)} ms, p99 ${fmt(out.p99, 2)} ms, ${fmt(cpuUsPerGrant)} µs CPU a grant; ` +
+      `ceiling cold ${fmt(cryptoCeiling(crypto, true))}/s, warm ${fmt(cryptoCeiling(crypto))}/s` +
+      (out.failures ? `  !! ${out.failures} not granted ${JSON.stringify(out.statusCodes)}` : ''),
+  );
+  return { ...out, cpuUsPerGrant, crypto, backgroundCpu: background };
+}
+
+/** The storm rounds: this build, and the baseline build beside it when there is one. */
+export async function runStorm() {
+  if (!selected(STORM_ID)) return;
+  const name = `bench_storm_${randomBytes(6).toString('hex')}`;
+  const builds = [{ key: 'gateway', build: THIS_BUILD }, ...(BASELINE ? [{ key: 'baseline', build: BASELINE }] : [])];
+  const pairs = [];
+  try {
+    for (const [i, b] of builds.entries()) pairs.push(await startPair(b.build, i ? `${name}_baseline` : name));
+    const runs = builds.map(() => []);
+    for (let round = 0; round < SETTINGS.storm.rounds; round++) {
+      const order = builds.map((_, i) => i);
+      if (round % 2) order.reverse();
+      for (const i of order) runs[i].push(await storm(pairs[i], builds[i].key, round));
+    }
+    const entry = {
+      id: STORM_ID,
+      label: `sign-in storm, ${fmt(SETTINGS.storm.accounts)} new accounts, 2 gateways (pg)`,
+      kind: 'storm',
+      measurements: {},
+    };
+    for (const [i, b] of builds.entries()) entry.measurements[b.key] = summarize(runs[i], b.build);
+    results.scenarios[STORM_ID] = entry;
+  } catch (error) {
+    if (/ECONNREFUSED|connect/.test(error.message) && pairs.length === 0) {
+      log(`[storm] PostgreSQL unavailable at ${ADMIN_PG_URL} (${error.message}): storm skipped`);
+      results.pgSkipped = error.message;
+    } else throw error;
+  } finally {
+    await stopAll(pairs.flat());
+  }
+}
+
+/** A build's rounds as one: the medians, and the ceilings measured in the same rounds (medians). */
+function summarize(rounds, build) {
+  const of = (f) => median(rounds.map(f));
+  return {
+    build: build.label,
+    rps: of((r) => r.perSecond),
+    p50: of((r) => r.p50),
+    p99: of((r) => r.p99),
+    cpuUsPerRequest: of((r) => r.cpuUsPerGrant),
+    failures: rounds.reduce((s, r) => s + r.failures, 0),
+    backgroundCpu: Math.max(...rounds.map((r) => r.backgroundCpu ?? 0)),
+    ceilingCold: of((r) => cryptoCeiling(r.crypto, true)),
+    ceilingWarm: of((r) => cryptoCeiling(r.crypto)),
+    verifyCold: of((r) => r.crypto.cold.perSecond),
+    sign: of((r) => r.crypto.sign.perSecond),
+    rounds,
+  };
+}
+
+/** The storm's rows: each build's grants, then the ceilings of the same rounds (information, no target). */
+export function stormRows(s) {
+  const rows = [];
+  for (const [key, m] of Object.entries(s.measurements)) {
+    const cryptoUs = m.ceilingCold ? 1e6 / m.ceilingCold : null;
+    rows.push({
+      scenario: rows.length ? '' : s.label,
+      id: s.id,
+      target: key === 'gateway' ? 'gateway x2' : `${m.build} x2`,
+      rps: m.rps,
+      p50: m.p50,
+      p99: m.p99,
+      rss: null,
+      cpu: m.cpuUsPerRequest,
+      non2xx: m.failures,
+      errors: 0,
+      background: m.backgroundCpu,
+      checks: [
+        { ...check(ratio(m.rps, m.ceilingCold), () => null, 'x cold crypto ceiling'), pass: null },
+        { ...check(ratio(cryptoUs, m.cpuUsPerRequest), () => null, 'of CPU is crypto'), pass: null, percent: true },
+      ],
+    });
+  }
+  const m = s.measurements.gateway;
+  if (m) {
+    const baseline = (target, rate) => ({ scenario: '', id: s.id, target, rps: rate, checks: [] });
+    rows.push(baseline('ceiling, cold key', m.ceilingCold));
+    rows.push(baseline('ceiling, warm key', m.ceilingWarm));
+    rows.push(baseline('verify, cold key', m.verifyCold));
+    rows.push(baseline('server sign', m.sign));
+  }
+  return rows;
+}
