@@ -4,7 +4,8 @@
  * both (lib/storm-load.mjs, core 1; both gateways on core 0, as every server of the run). Reported: grants a
  * second, p50 and p99, and the servers' CPU per grant (both processes), beside the crypto ceiling measured
  * in the same round on the same passwords (lib/crypto-rate.mjs, core 0): a grant's one verification of a
- * key not seen before (its conversion and subgroup check included) and one signing. With --baseline-build
+ * key not seen before (its conversion and subgroup check included) and one signing. Then the same accounts
+ * sign in once more ("again": known accounts, keys cached), beside the warm ceiling. With --baseline-build
  * the baseline build's pair of gateways, on a database of its own, storms in the same rounds (fresh
  * accounts every time, the order of the builds reversed every other round).
  */
@@ -85,14 +86,20 @@ async function storm(pair, label, round) {
   );
   const config = path.join(tmpRoot, `storm-${label}-${round}-load.json`);
   writeFileSync(config, JSON.stringify({ targets: pair.map((g) => ({ url: g.url, pid: g.pid })), file, connections }));
-  const out = JSON.parse(await runNode([path.join(BENCH, 'lib/storm-load.mjs'), 'load', config], { core: 1 }));
-  const cpuUsPerGrant = (out.serverCpuSeconds.reduce((s, v) => s + v, 0) / out.grants) * 1e6;
-  log(
-    `  storm ${label} round ${round + 1}: ${fmt(out.perSecond)} grants/s (${out.perTarget.join(' + ')}), p50 ${fmt(out.p50, 2)} ms, p99 ${fmt(out.p99, 2)} ms, ${fmt(cpuUsPerGrant)} µs CPU a grant; ` +
-      `ceiling cold ${fmt(cryptoCeiling(crypto, true))}/s, warm ${fmt(cryptoCeiling(crypto))}/s` +
-      (out.failures ? `  !! ${out.failures} not granted ${JSON.stringify(out.statusCodes)}` : ''),
-  );
-  return { ...out, cpuUsPerGrant, crypto, backgroundCpu: background };
+  const phase = async (name, ceiling) => {
+    const out = JSON.parse(await runNode([path.join(BENCH, 'lib/storm-load.mjs'), 'load', config], { core: 1 }));
+    const cpuUsPerGrant = (out.serverCpuSeconds.reduce((s, v) => s + v, 0) / out.grants) * 1e6;
+    log(
+      `  storm ${label} round ${round + 1}, ${name}: ${fmt(out.perSecond)} grants/s (${out.perTarget.join(' + ')}), p50 ${fmt(out.p50, 2)} ms, p99 ${fmt(out.p99, 2)} ms, ${fmt(cpuUsPerGrant)} µs CPU a grant; ` +
+        `crypto ceiling ${fmt(ceiling)}/s` +
+        (out.failures ? `  !! ${out.failures} not granted ${JSON.stringify(out.statusCodes)}` : ''),
+    );
+    return { ...out, cpuUsPerGrant, ceiling, backgroundCpu: background };
+  };
+  // The storm (every account new), then the same accounts once more: known accounts, keys cached.
+  const cold = await phase('new accounts', cryptoCeiling(crypto, true));
+  const warm = await phase('same accounts again', cryptoCeiling(crypto));
+  return { cold, warm, crypto };
 }
 
 /** The storm rounds: this build, and the baseline build beside it when there is one. */
@@ -127,54 +134,72 @@ export async function runStorm() {
   }
 }
 
-/** A build's rounds as one: the medians, and the ceilings measured in the same rounds (medians). */
+/** A build's rounds as one, each phase's medians beside the ceilings measured in the same rounds (medians). */
 function summarize(rounds, build) {
   const of = (f) => median(rounds.map(f));
+  const phase = (key) => ({
+    rps: of((r) => r[key].perSecond),
+    p50: of((r) => r[key].p50),
+    p99: of((r) => r[key].p99),
+    cpuUsPerRequest: of((r) => r[key].cpuUsPerGrant),
+    ceiling: of((r) => r[key].ceiling),
+    failures: rounds.reduce((s, r) => s + r[key].failures, 0),
+    backgroundCpu: Math.max(...rounds.map((r) => r[key].backgroundCpu ?? 0)),
+  });
   return {
     build: build.label,
-    rps: of((r) => r.perSecond),
-    p50: of((r) => r.p50),
-    p99: of((r) => r.p99),
-    cpuUsPerRequest: of((r) => r.cpuUsPerGrant),
-    failures: rounds.reduce((s, r) => s + r.failures, 0),
-    backgroundCpu: Math.max(...rounds.map((r) => r.backgroundCpu ?? 0)),
-    ceilingCold: of((r) => cryptoCeiling(r.crypto, true)),
-    ceilingWarm: of((r) => cryptoCeiling(r.crypto)),
+    cold: phase('cold'),
+    warm: phase('warm'),
     verifyCold: of((r) => r.crypto.cold.perSecond),
+    verifyWarm: of((r) => r.crypto.warm.perSecond),
     sign: of((r) => r.crypto.sign.perSecond),
     rounds,
   };
 }
 
-/** The storm's rows: each build's grants, then the ceilings of the same rounds (information, no target). */
+/**
+ * The storm's rows: each build's grants, new accounts then the same again, each against its crypto ceiling
+ * of the same rounds (information, no target), then the ceilings and their parts.
+ */
 export function stormRows(s) {
   const rows = [];
   for (const [key, m] of Object.entries(s.measurements)) {
-    const cryptoUs = m.ceilingCold ? 1e6 / m.ceilingCold : null;
-    rows.push({
-      scenario: rows.length ? '' : s.label,
-      id: s.id,
-      target: key === 'gateway' ? 'gateway x2' : `${m.build} x2`,
-      rps: m.rps,
-      p50: m.p50,
-      p99: m.p99,
-      rss: null,
-      cpu: m.cpuUsPerRequest,
-      non2xx: m.failures,
-      errors: 0,
-      background: m.backgroundCpu,
-      checks: [
-        { ...check(ratio(m.rps, m.ceilingCold), () => null, 'x cold crypto ceiling'), pass: null },
-        { ...check(ratio(cryptoUs, m.cpuUsPerRequest), () => null, 'of CPU is crypto'), pass: null, percent: true },
-      ],
-    });
+    const who = key === 'gateway' ? 'gateway' : m.build;
+    for (const [phase, what] of [
+      ['cold', 'new'],
+      ['warm', 'again'],
+    ]) {
+      const p = m[phase];
+      rows.push({
+        scenario: rows.length ? '' : s.label,
+        id: s.id,
+        target: `${who} x2, ${what}`,
+        rps: p.rps,
+        p50: p.p50,
+        p99: p.p99,
+        rss: null,
+        cpu: p.cpuUsPerRequest,
+        non2xx: p.failures,
+        errors: 0,
+        background: p.backgroundCpu,
+        checks: [
+          { ...check(ratio(p.rps, p.ceiling), () => null, `x ${phase} crypto ceiling`), pass: null },
+          {
+            ...check(ratio(1e6 / p.ceiling, p.cpuUsPerRequest), () => null, 'of the CPU is crypto'),
+            pass: null,
+            percent: true,
+          },
+        ],
+      });
+    }
   }
   const m = s.measurements.gateway;
   if (m) {
     const baseline = (target, rate) => ({ scenario: '', id: s.id, target, rps: rate, checks: [] });
-    rows.push(baseline('ceiling, cold key', m.ceilingCold));
-    rows.push(baseline('ceiling, warm key', m.ceilingWarm));
+    rows.push(baseline('ceiling, cold key', m.cold.ceiling));
+    rows.push(baseline('ceiling, warm key', m.warm.ceiling));
     rows.push(baseline('verify, cold key', m.verifyCold));
+    rows.push(baseline('verify, warm key', m.verifyWarm));
     rows.push(baseline('server sign', m.sign));
   }
   return rows;
