@@ -7,6 +7,7 @@ import { eventRows } from './scenarios/events.mjs';
 import { followRows } from './scenarios/follow.mjs';
 import { pageRows, publicRows, signedInRows } from './scenarios/http.mjs';
 import { importRows } from './scenarios/imports.mjs';
+import { stormRows } from './scenarios/storm.mjs';
 import { tokenRows } from './scenarios/tokens.mjs';
 
 /** Each kind of scenario's rows. */
@@ -20,6 +21,7 @@ const ROWS = {
   tracing: (s) => tracingRows(s, pick),
   events: eventRows,
   client: clientRows,
+  storm: stormRows,
 };
 
 export function evaluate() {

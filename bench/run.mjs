@@ -9,8 +9,8 @@
  *                      [--seed TEXT] [--rounds N] [--round-seconds S] [--warmup-seconds S]
  *                      [--baseline-build DIR [--baseline-label TEXT]]
  *
- * IDS: comma-separated scenario ids or groups (public, pages, signed-in, tokens, client, import, follow, tracing, sqlite,
- * pg), e.g. `--only tokens-sqlite,client` or `--only import,follow` (the feed imports: the CLI on fresh
+ * IDS: comma-separated scenario ids or groups (public, pages, signed-in, tokens, client, import, follow, tracing, storm,
+ * sqlite, pg), e.g. `--only tokens-sqlite,client` or `--only import,follow` (the feed imports: the CLI on fresh
  * databases, see runFeeds). --profile ID runs that scenario alone with the server under
  * `node --cpu-prof` and prints its top self-time functions. --baseline-build DIR: a second gateway, built
  * in another checkout DIR (its server/dist/cli.js, on its own database prepared by its own CLI and data
@@ -59,6 +59,7 @@ import { evaluate, printTable } from './report.mjs';
 import { measureFollow } from './scenarios/follow.mjs';
 import { runStore } from './scenarios/http.mjs';
 import { measureImport } from './scenarios/imports.mjs';
+import { runStorm } from './scenarios/storm.mjs';
 import { makeGrants } from './scenarios/tokens.mjs';
 import { formatVersus } from './side-by-side.mjs';
 
@@ -66,7 +67,7 @@ const require = createRequire(import.meta.url);
 
 /** The feed scenarios selected, SQLite then PostgreSQL, each on fresh databases. */
 async function runFeeds() {
-  const ids = ALL_IDS.filter((id) => selected(id) && feedScenario(id));
+  const ids = ALL_IDS.filter((id) => selected(id) && (GROUPS.import(id) || GROUPS.follow(id)));
   if (ids.length === 0) return;
   const source = ids.some(GROUPS.import) ? movementsFile(SETTINGS.seed, SETTINGS.importMovements, log) : null;
   if (source) results.importFile = { ...source, file: path.relative(ROOT, source.file) };
@@ -167,6 +168,7 @@ async function main() {
   }
 
   await runFeeds();
+  await runStorm();
 
   const rows = evaluate();
   const compared = Object.values(results.scenarios).filter((s) => s.versusBaseline);

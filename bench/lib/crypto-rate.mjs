@@ -1,8 +1,12 @@
 #!/usr/bin/env node
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 /**
- * Raw in-process verification rates of the token grants' signatures (the baselines of the token scenario),
- * run pinned to the server's core: the server's own `verifyLedgerSignature` (node:crypto Ed25519 after a
- * cached key conversion) and the ledger's reference library `@waves/ts-lib-crypto` (pure JS).
+ * Raw in-process rates of a token grant's cryptography (the baselines of the token and storm scenarios), run
+ * pinned to the server's core: the server's own `verifyLedgerSignature` (node:crypto Ed25519 after a cached
+ * key conversion) on warm and on cold keys, the signing of an access token (node:crypto Ed25519 over a
+ * compact JWS of the size the server signs, as domain/access-token.ts does), and the ledger's reference
+ * library `@waves/ts-lib-crypto` (pure JS). A grant verifies one signature and makes one: its crypto ceiling
+ * is 1 / (1/verify + 1/sign), computed by the caller.
  *
  *   node bench/lib/crypto-rate.mjs passwords.json SECONDS
  *
@@ -54,11 +58,22 @@ const server = (c) => verifyLedgerSignature(c.publicKey, c.message, c.signature)
 const cold = timed(server, 0, checks.length);
 // Then the same signatures again, keys cached: the state of a server after the warm-up (warm).
 const warm = timed(server, seconds, checks.length);
+// The access token's signature: the server's header and claims for these accounts (domain/access-token.ts).
+const { privateKey } = generateKeyPairSync('ed25519');
+const b64 = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const now = Math.floor(Date.now() / 1000);
+const inputs = checks.map((c) =>
+  Buffer.from(
+    `${b64({ alg: 'EdDSA', typ: 'JWT', kid: 'k1' })}.${b64({ a: `3P${'x'.repeat(33)}`, nb: chainId, user_name: c.username, pk: c.username, cid: clientId, lt: 604_800, scope: ['general'], sub: `3P${'x'.repeat(33)}`, sid: randomUUID(), iat: now, exp: now + 604_800, jti: randomUUID() })}`,
+  ),
+);
+let signed = 0;
+const signing = timed(() => sign(null, inputs[signed++ % inputs.length], privateKey).length === 64, seconds, 100);
 // The reference library warmed up as well (its JIT and caches), before it is timed.
 const referenceCheck = (c) => tsLib.verifySignature(c.username, c.message, c.signatureText);
 const referenceWarmUp = timed(referenceCheck, Math.min(1, seconds / 2), 20);
 const reference = timed(referenceCheck, seconds, 20);
 
 process.stdout.write(
-  `${JSON.stringify({ distinctKeys: new Set(grants.map((g) => g.username)).size, cold, warm, referenceWarmUp, reference })}\n`,
+  `${JSON.stringify({ distinctKeys: new Set(grants.map((g) => g.username)).size, cold, warm, sign: signing, referenceWarmUp, reference })}\n`,
 );

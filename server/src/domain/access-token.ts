@@ -10,6 +10,15 @@ import { type Caller, type IssuedClaims, SCOPE, type TokenSettings } from './tok
 const VERIFIED_CACHE_SIZE = 10_000;
 const base64url = (text: string) => Buffer.from(text).toString('base64url');
 
+/** The encoded JWS header of the signing key (the last one made: there is one signing key at a time). */
+let header = { keyId: '', encoded: '' };
+function headerOf(keyId: string): string {
+  if (header.keyId !== keyId || !header.encoded) {
+    header = { keyId, encoded: base64url(JSON.stringify({ alg: 'EdDSA', typ: 'JWT', kid: keyId })) };
+  }
+  return header.encoded;
+}
+
 /**
  * The access token: a compact JWS (RFC 7515) of the claims, signed EdDSA (Ed25519) with node:crypto. The
  * same bytes jose's SignJWT makes, without its detour through WebCrypto (an asynchronous job per token,
@@ -22,9 +31,8 @@ export function signAccessToken(
   settings: TokenSettings,
   now: number,
 ): string {
-  const header = { alg: 'EdDSA', typ: 'JWT', kid: settings.keyId };
   const payload = { ...claims, scope: [SCOPE], sub: claims.a, sid: family, iat: now, exp: expiry, jti: randomUUID() };
-  const input = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(payload))}`;
+  const input = `${headerOf(settings.keyId)}.${base64url(JSON.stringify(payload))}`;
   return `${input}.${sign(null, Buffer.from(input), settings.signingKey).toString('base64url')}`;
 }
 
