@@ -17,7 +17,6 @@ import { testConfig } from '../../src/config.js';
 import { demoFiles } from '../../src/operator/commands.js';
 import { pruneEventsBefore } from '../../src/store/events.js';
 import { SERVER_COUNT_FLOOR } from '../../src/store/migrations/0009-account-event-ids.js';
-import { migrations } from '../../src/store/migrations.js';
 import { upsertMovements } from '../../src/store/movements.js';
 import type { MovementRecord } from '../../src/store/schema.js';
 import { signIn, type TestApp, testApp } from '../support/app.js';

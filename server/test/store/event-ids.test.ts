@@ -4,11 +4,10 @@
  * and without duplicates under concurrent writers; across the upgrade, accounts that may hold a server-wide
  * id go on from the server's count, and what the previous release still writes is numbered by a trigger.
  */
-import { type Kysely, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { accountEventsAfter, accountPosition } from '../../src/store/events.js';
 import { SERVER_COUNT_FLOOR } from '../../src/store/migrations/0009-account-event-ids.js';
-import { migrations } from '../../src/store/migrations.js';
 import { upsertMovements } from '../../src/store/movements.js';
 import { isPostgres } from '../../src/store/rows.js';
 import type { Database, MovementRecord } from '../../src/store/schema.js';

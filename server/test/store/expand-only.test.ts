@@ -6,7 +6,7 @@
  * the reason it is safe, after review), and on both databases each migration keeps every table and column
  * of the schema before it, with its type and without making a nullable column required.
  */
-import { type Kysely, Migrator, sql, type TableMetadata } from 'kysely';
+import { type Kysely, sql, type TableMetadata } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { migrations } from '../../src/store/migrations.js';
 import { createTestStore, DATABASES } from '../support/databases.js';

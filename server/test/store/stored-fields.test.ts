@@ -68,9 +68,9 @@ describe.each(DATABASES)('the migrations create the declared columns on %s', (ki
   });
 
   it('mutation: a field declared without its migration is named, as is a column left undeclared', () => {
-    const withMemo = { ...DECLARED, movements: [...MOVEMENT.columns, 'memo'] };
-    expect(disagreements(shape, withMemo)).toEqual([
-      'movements.memo is declared (store/stored-records.ts) but no migration creates it',
+    const withAdded = { ...DECLARED, movements: [...MOVEMENT.columns, 'x_added'] };
+    expect(disagreements(shape, withAdded)).toEqual([
+      'movements.x_added is declared (store/stored-records.ts) but no migration creates it',
     ]);
     const withoutFee = { ...DECLARED, trades: TRADE.columns.filter((c) => c !== 'price') };
     expect(disagreements(shape, withoutFee)).toEqual(['trades.price is created by a migration but not declared']);
@@ -110,14 +110,14 @@ describe('the declarations', () => {
     // @ts-expect-error a field of the record schema (fee) left out of the declaration
     const leftOut: Fields = withoutFee;
 
-    // A field added to the spec's record (optional, as `memo` was) and not declared.
-    type WithMemo = Spec['MovementRecord'] & { memo?: string };
-    type RowWithMemo = StoredRow<WithMemo, 'type', { amount: string; fee: string; transactions: string }>;
-    // @ts-expect-error memo is missing from the declaration
-    const undeclared: FieldsOf<WithMemo, RowWithMemo, Spec['Movement']> = MOVEMENT_FIELDS;
-    // The stored row derives from the record: it now holds memo (null when the record leaves it out).
-    const { account: _account, ...rest } = {} as RowWithMemo;
-    const memo: string | null = rest.memo;
+    // A field added to the spec's record (optional; `memo` in docs/changing-the-api.md) and not declared.
+    type WithAdded = Spec['MovementRecord'] & { x_added?: string };
+    type RowWithAdded = StoredRow<WithAdded, 'type', { amount: string; fee: string; transactions: string }>;
+    // @ts-expect-error x_added is missing from the declaration
+    const undeclared: FieldsOf<WithAdded, RowWithAdded, Spec['Movement']> = MOVEMENT_FIELDS;
+    // The stored row derives from the record: it now holds x_added (null when the record leaves it out).
+    const { account: _account, ...rest } = {} as RowWithAdded;
+    const added: string | null = rest.x_added;
 
     // A record field no answer field comes from while the answer requires it (fee), refused by name.
     const unserved = { ...MOVEMENT_FIELDS, fee: { column: 'updated', served: null } } as const;
@@ -134,7 +134,7 @@ describe('the declarations', () => {
     // @ts-expect-error a trade type either
     const swap: Spec['TradeRecord']['type'] = 'swap';
 
-    expect([leftOut, undeclared, memo, noColumn, pending, swap]).toHaveLength(6);
+    expect([leftOut, undeclared, added, noColumn, pending, swap]).toHaveLength(6);
   });
 });
 
@@ -145,7 +145,11 @@ describe('the document format, with the samples typed by the spec', () => {
       m.status === 'pending_approval' ? { ...m, status: 'pending' as MovementRecord['status'] } : m,
     );
     expect(before).not.toEqual(SAMPLE_MOVEMENTS);
-    expect(SAME_DOCUMENTS_AS).toEqual([formatOf(before, SAMPLE_TRADES)]);
+    expect(
+      SAME_DOCUMENTS_AS,
+      'the rendering changed since 1.1.0 (a field added or served otherwise): empty SAME_DOCUMENTS_AS in ' +
+        'store/documents.ts, so that 1.1.0’s documents are rendered again, and remove this test',
+    ).toEqual([formatOf(before, SAMPLE_TRADES)]);
     expect(SAME_DOCUMENTS_AS).not.toContain(DOCUMENT_FORMAT);
   });
 });
