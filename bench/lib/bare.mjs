@@ -2,16 +2,27 @@
 /**
  * The stack's limit: a bare Fastify server answering each benchmarked path with the JSON the gateway gave
  * for it, held in memory (parsed: it is serialized on every request, as the gateway's answers are).
- * No validation, no database, no hooks.
+ * No validation, no database, no hooks. With `--gateway-headers`, one hook adds the headers every gateway
+ * answer carries (a request id and the security headers, the gateway's own values): what they alone cost.
  *
- *   node bench/lib/bare.mjs payloads.json PORT     payloads.json: { "/path": <json body>, ... }
+ *   node bench/lib/bare.mjs payloads.json PORT [--gateway-headers]     payloads.json: { "/path": <json body>, ... }
  */
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 
-const [file, port] = process.argv.slice(2);
+const [file, port, flag] = process.argv.slice(2);
 const payloads = JSON.parse(readFileSync(file, 'utf8'));
 const app = Fastify({ logger: false });
+if (flag === '--gateway-headers') {
+  const { API_HEADERS } = await import('../../server/dist/plugins/security-headers.js');
+  let count = 0;
+  app.addHook('onRequest', (_request, reply, done) => {
+    count += 1;
+    reply.header('x-request-id', `0123abcd-${count.toString(36)}`);
+    reply.headers(API_HEADERS);
+    done();
+  });
+}
 for (const [url, body] of Object.entries(payloads)) {
   app.get(url.split('?')[0], async () => body);
 }
