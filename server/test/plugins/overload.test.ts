@@ -116,7 +116,9 @@ describe('answers that wait unread', () => {
         expect(answer.status).toBe(503);
         return answer;
       },
-      { timeout: 5000, interval: 50 },
+      // Patience for a loaded machine, not a speed requirement: the five pages must all have been made (and
+      // left unread) before a request can be refused; in a full CI run the server's 5 s were once not enough.
+      { timeout: 20_000, interval: 50 },
     );
     expect(JSON.parse(refused.body)).toEqual({ errors: [{ code: 11202, message: expect.any(String) }] });
     expect((await ask(socketPath, '/health/live', authorization).answer()).status).toBe(200);
