@@ -25,6 +25,7 @@
  * valgrind`).
  */
 import { execFileSync, spawn } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -51,6 +52,8 @@ const requests = Number(options.requests);
 const warmup = Number(options.warmup);
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'instructions-'));
 const AUTOCANNON = path.join(ROOT, 'node_modules/autocannon/autocannon.js');
+/** One signing key for every gateway of the run. */
+const TOKEN_SIGNING_KEY = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const log = (text) => process.stderr.write(`${text}\n`);
 const builds = [{ label: 'this build', root: ROOT }];
 if (options.baseline)
@@ -66,10 +69,7 @@ const env = (dir) => ({
   CORS_ORIGINS: '',
   CONNECTIONS_PER_ADDRESS: '0',
   TOKEN_RATE_LIMIT: '100000',
-  TOKEN_SIGNING_KEY: execFileSync(process.execPath, [
-    '-e',
-    "process.stdout.write(require('crypto').generateKeyPairSync('ed25519').privateKey.export({type:'pkcs8',format:'pem'}))",
-  ]).toString(),
+  TOKEN_SIGNING_KEY,
   PROXY_SEED: 'benchmark proxy seed (not a secret)',
   CURSOR_SECRET: 'a'.repeat(64),
   OTEL_SDK_DISABLED: 'true',
@@ -106,12 +106,11 @@ async function underCallgrind(name, args, { port, cwd = ROOT, extraEnv = {} }) {
     if (up) break;
     await new Promise((r) => setTimeout(r, 500));
   }
-  const control = (flag) => {
-    const said = execFileSync('callgrind_control', [flag, String(child.pid)], {
+  const control = (flag) =>
+    execFileSync('callgrind_control', [flag, String(child.pid)], {
       env: { ...process.env, HOST: '127.0.0.1' },
-    }).toString();
-    if (process.env.INSTRUCTIONS_DEBUG) log(said.trim());
-  };
+      stdio: 'ignore',
+    });
   return {
     url: `http://127.0.0.1:${port}`,
     /** Instructions counted while `work` runs. */
@@ -126,7 +125,6 @@ async function underCallgrind(name, args, { port, cwd = ROOT, extraEnv = {} }) {
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
       let total = 0;
-      if (process.env.INSTRUCTIONS_DEBUG) log(`${out}: ${readdirSync(tmp).join(' ')}`);
       for (const file of readdirSync(tmp).filter((f) => f.startsWith(path.basename(out)))) {
         const text = readFileSync(path.join(tmp, file), 'utf8');
         total += Number(/^totals: (\d+)/m.exec(text)?.[1] ?? 0);
