@@ -1,7 +1,8 @@
 /**
  * The gateway's token rules, for a fake gateway: the password grant starts a sign-in (a family); the refresh
  * grant spends its refresh token once, and presenting a spent one again revokes the whole sign-in (400,
- * 11308), as the real server does (server/src/domain/token.ts); a revocation ends the sign-in; protected
+ * 11308), as the real server does (server/src/domain/token.ts) with a reuse grace of 0: stricter than its
+ * default (30 s), so that a client that ever presents a spent token fails here; a revocation ends the sign-in; protected
  * calls want a live access token of a live sign-in. Every answer carries an `X-Request-Id`.
  */
 import { errorBody, json, type Recorded } from './fake-server.js';

@@ -23,10 +23,14 @@ export interface paths {
          *     later.
          *
          *     **refresh_token**: reissue. The refresh token is exchanged for a new pair (an access token with the same
-         *     lifetime, from now) and stops working. Presenting it again, later or concurrently, revokes every refresh
-         *     and access token issued from the same sign-in (reuse detection): of two concurrent refreshes one
-         *     succeeds, and its new pair is revoked too (access tokens within 5 seconds on every instance; see the
-         *     `bearer` scheme). `POST /v1/oauth2/revoke` revokes a sign-in on request.
+         *     lifetime, from now) and is spent. Presented again within 30 seconds of its exchange (the reuse grace;
+         *     the operator's `REFRESH_REUSE_GRACE_SECONDS`, 0 to 300), it is exchanged for another new pair of the same
+         *     sign-in: the browser tabs of a site share one session through a storage whose writes reach the other
+         *     tabs late, so a tab may present the token another tab has just spent, and two tabs may refresh at once;
+         *     each then holds a working pair. Presented later, it revokes every refresh and access token issued from
+         *     the same sign-in, those of the grace included (reuse detection; access tokens within 5 seconds on every
+         *     instance, see the `bearer` scheme). A revoked sign-in stays revoked: its tokens, spent or not, get 11308.
+         *     `POST /v1/oauth2/revoke` revokes a sign-in on request.
          *     A refresh token works only with the `client_id` it was issued to; presented with another one it is
          *     refused and stays as it was. A refresh that fails (a server error) leaves the token unspent.
          *

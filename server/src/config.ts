@@ -38,6 +38,13 @@ const settings = {
   tokenPreviousPublicKeys: { type: 'string', separator: ',', default: '' },
   /** Refresh-token lifetime, seconds. */
   refreshTokenTtl: { type: 'integer', minimum: 60, maximum: 31_536_000, default: 2_592_000 },
+  /**
+   * Seconds after its exchange during which a spent refresh token presented again gets a new pair of the same
+   * sign-in instead of revoking it: the tabs of a browser share the session through a storage whose writes
+   * reach the other tabs late, so a tab may present the token another tab has just spent. 0: every replay
+   * revokes the sign-in.
+   */
+  refreshReuseGraceSeconds: { type: 'integer', minimum: 0, maximum: 300, default: 30 },
   /** Secret seed phrase that withdrawal proxy addresses derive from; generated into dataDir when empty (embedded only). */
   proxySeed: { type: 'string', default: '' },
   /** Secret that authenticates page cursors (hex, at least 32 bytes); generated into dataDir when empty (embedded only). */

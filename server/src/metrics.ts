@@ -45,7 +45,7 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
   registry.registerMetric(requests.histogram as unknown as client.Metric);
   const grants = new client.Counter({
     name: 'gateway_token_grants_total',
-    help: 'Token pairs issued, by grant type.',
+    help: 'Token pairs issued, by grant type (refresh_token_replayed: a spent refresh token presented again within the reuse grace).',
     labelNames: ['grant'],
     registers: [registry],
   });

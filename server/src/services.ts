@@ -57,6 +57,7 @@ export function createServices(
       chainId: config.chainId,
       clientIds: config.clientIds,
       refreshTokenTtl: config.refreshTokenTtl,
+      refreshReuseGraceSeconds: config.refreshReuseGraceSeconds,
       signingKey: secrets.signingKey,
       keyId: secrets.keyId,
       verifyingKeys: secrets.verifyingKeys,

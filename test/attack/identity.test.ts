@@ -207,8 +207,16 @@ const jwtParts = (jwt: string) => {
 
 let session: TokenPair;
 
+/**
+ * The reuse grace of this suite's server: a spent refresh token presented again within it is taken for another
+ * tab of the user's (a new pair of the sign-in); past it, for a theft. Short here, so that replays wait past it.
+ */
+const GRACE_SECONDS = 1;
+/** Past the grace, whatever the second the token was spent in (the server counts whole seconds). */
+const pastGrace = () => new Promise((resolve) => setTimeout(resolve, (GRACE_SECONDS + 1) * 1000 + 100));
+
 beforeAll(async () => {
-  gateway = await startGateway();
+  gateway = await startGateway({ REFRESH_REUSE_GRACE_SECONDS: String(GRACE_SECONDS) });
   session = await signIn(gateway.url, signer, nowSeconds() + 3600);
   const check = await bearer('/v1/movements?limit=1', session.access_token);
   expect(check.status, 'control: the valid token reads movements').toBe(200);
@@ -526,13 +534,18 @@ describe('refresh tokens: rotation, reuse detection, family revocation', () => {
     });
 
   it('a spent refresh token is refused, and its reuse revokes the token it was rotated into', async () => {
-    const reuse = 'refresh token reuse';
+    const reuse = 'refresh token reuse (past the grace)';
     const revoked = 'rotated token after reuse (family revoked)';
-    for (let i = 0; i < 3; i++) {
-      const first = (await signIn(gateway.url, signer)).refresh_token;
-      const rotated = await refresh(first);
-      expect(rotated.status, 'control: first use rotates').toBe(200);
-      const second = (rotated.body as TokenPair).refresh_token;
+    const rotations = await Promise.all(
+      [0, 1, 2].map(async () => {
+        const first = (await signIn(gateway.url, signer)).refresh_token;
+        const rotated = await refresh(first);
+        expect(rotated.status, 'control: first use rotates').toBe(200);
+        return { first, second: (rotated.body as TokenPair).refresh_token };
+      }),
+    );
+    await pastGrace();
+    for (const { first, second } of rotations) {
       record(reuse, TOKEN_REFUSAL([11308]), await refresh(first));
       record(revoked, TOKEN_REFUSAL([11308]), await refresh(second));
       record(reuse, TOKEN_REFUSAL([11308]), await refresh(first));
@@ -544,11 +557,17 @@ describe('refresh tokens: rotation, reuse detection, family revocation', () => {
   it('a stolen access token stops working when its sign-in is revoked: by reuse detection or by logout', async () => {
     const stolen = 'access token after reuse revoked its sign-in';
     const loggedOut = 'access token after logout (POST /v1/oauth2/revoke)';
-    for (let i = 0; i < 3; i++) {
-      const victim = await signIn(gateway.url, signer);
-      const rotated = await refresh(victim.refresh_token);
-      const rotatedAccess = (rotated.body as TokenPair).access_token;
-      expect((await bearer('/v1/movements?limit=1', rotatedAccess)).status, 'control: works before').toBe(200);
+    const victims = await Promise.all(
+      [0, 1, 2].map(async () => {
+        const victim = await signIn(gateway.url, signer);
+        const rotated = await refresh(victim.refresh_token);
+        const rotatedAccess = (rotated.body as TokenPair).access_token;
+        expect((await bearer('/v1/movements?limit=1', rotatedAccess)).status, 'control: works before').toBe(200);
+        return { victim, rotatedAccess };
+      }),
+    );
+    await pastGrace();
+    for (const { victim, rotatedAccess } of victims) {
       await refresh(victim.refresh_token); // the replay that reveals the theft
       record(stolen, BEARER_REFUSAL, await bearer('/v1/movements?limit=1', victim.access_token));
       record(stolen, BEARER_REFUSAL, await bearer('/v1/movements?limit=1', rotatedAccess));
@@ -565,6 +584,22 @@ describe('refresh tokens: rotation, reuse detection, family revocation', () => {
     }
     expectRefused(stolen, 6);
     expectRefused(loggedOut, 6);
+  });
+
+  it('a spent refresh token replayed within the grace of a signed-out sign-in gets nothing', async () => {
+    const attack = 'spent refresh token within the grace, after sign-out';
+    for (let i = 0; i < 3; i++) {
+      const victim = await signIn(gateway.url, signer);
+      const rotated = (await refresh(victim.refresh_token)).body as TokenPair;
+      const logout = await fetch(`${gateway.url}/v1/oauth2/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token: rotated.refresh_token }).toString(),
+      });
+      expect(logout.status, 'control: the logout is answered').toBe(200);
+      record(attack, TOKEN_REFUSAL([11308]), await refresh(victim.refresh_token));
+    }
+    expectRefused(attack, 3);
   });
 
   it('a refresh token presented with another client id, or altered', async () => {

@@ -41,6 +41,8 @@ export interface TokenSettings {
   chainId: ChainId;
   clientIds: readonly string[];
   refreshTokenTtl: number;
+  /** Seconds after its exchange during which a spent refresh token gets a new pair of its sign-in (0: none). */
+  refreshReuseGraceSeconds: number;
   signingKey: KeyObject;
   keyId: string;
   /** Keys that verify access tokens, by key id (the current one, and earlier ones during a rotation). */

@@ -1,7 +1,7 @@
 /**
  * The token grants. The password grant proves ownership of a key (domain/password.ts) and issues an
  * access token expiring at the signed expiry with a refresh token; the refresh_token grant rotates the
- * refresh token, and its reuse revokes the family. Revoking a family (by request or on reuse) ends its
+ * refresh token, and its reuse (past a grace of seconds) revokes the family. Revoking a family (by request or on reuse) ends its
  * password too: the account's passwords signed for that expiry or an earlier one are refused from then on.
  * @see ../../../spec/paths/token.yaml
  */
@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import {
+  addRefreshToken,
   findRefreshToken,
   raiseSignedOutThrough,
   replaceRefreshToken,
@@ -65,31 +66,45 @@ export async function issueForPassword(
 
 /**
  * The refresh_token grant: spend the token once and issue a new pair with the same lifetime, from now.
- * Presenting a spent token again, concurrently or later, revokes its whole family (OAuth 2.0 Security BCP),
- * including the pair the winner was just given. A token presented with another client id is refused and
- * left as it was: only its own client can spend it.
+ * Presenting a spent token again more than `refreshReuseGraceSeconds` after it was spent revokes its whole
+ * family (OAuth 2.0 Security BCP), including the pairs issued since; within the grace (a tab that read the
+ * shared storage before another tab's new pair reached it, or two tabs at once) it gets a new pair of the
+ * same family (`replayed`). A token presented with another client id is refused and left as it was: only
+ * its own client can spend it.
  */
 export async function issueForRefreshToken(
   store: Store,
   settings: TokenSettings,
   grant: { scope: string; clientId: string; refreshToken: string },
   now: number,
-): Promise<TokenPair> {
+): Promise<{ pair: TokenPair; replayed: boolean }> {
   if (grant.scope !== SCOPE) throw new ApiError('invalid_scope');
   if (!settings.clientIds.includes(grant.clientId)) throw new ApiError('invalid_client');
   if (!REFRESH_TOKEN.test(grant.refreshToken)) throw new ApiError('invalid_refresh_token');
   const tokenHash = hashToken(grant.refreshToken);
   const stored = await findRefreshToken(store.db, tokenHash);
   if (!stored || stored.familyRevokedAt !== null) throw new ApiError('invalid_refresh_token');
+  const claims = JSON.parse(stored.claims) as IssuedClaims;
+  const usable = claims.cid === grant.clientId && stored.expiresAt > iso(now);
   if (stored.usedAt === null) {
-    const claims = JSON.parse(stored.claims) as IssuedClaims;
-    if (claims.cid !== grant.clientId || stored.expiresAt <= iso(now)) throw new ApiError('invalid_refresh_token');
+    if (!usable) throw new ApiError('invalid_refresh_token');
     const refresh = newRefreshToken(settings, claims, stored.familyId, now);
     if (await replaceRefreshToken(store, tokenHash, refresh.row)) {
-      return pairOf(settings, claims, refresh, now + claims.lt, now);
+      return { pair: pairOf(settings, claims, refresh, now + claims.lt, now), replayed: false };
     }
   }
-  // Spent already (now, by a concurrent request, or before): a reuse.
+  // Spent already: by a concurrent request (now), or before. Within the grace it is another tab that had not
+  // seen the new pair yet: it gets a pair of the same sign-in (which a revocation ends with the others).
+  const spentAt = stored.usedAt ?? iso(now);
+  if (usable && settings.refreshReuseGraceSeconds > 0 && spentAt >= iso(now - settings.refreshReuseGraceSeconds)) {
+    const refresh = newRefreshToken(settings, claims, stored.familyId, now);
+    if (await addRefreshToken(store, refresh.row)) {
+      return { pair: pairOf(settings, claims, refresh, now + claims.lt, now), replayed: true };
+    }
+    // Revoked meanwhile.
+    throw new ApiError('invalid_refresh_token');
+  }
+  // A reuse.
   await revokeFamily(store, settings, stored.familyId, now);
   throw new ApiError('invalid_refresh_token');
 }

@@ -20,25 +20,22 @@ async function grant(params: Params, context: Context) {
   const scope = required(params, 'scope');
   const clientId = required(params, 'client_id');
   const now = nowSeconds(context);
-  const pair =
-    grantType === 'password'
-      ? await issueForPassword(
-          context.store,
-          context.tokens,
-          { scope, clientId, username: required(params, 'username'), password: required(params, 'password') },
-          now,
-        )
-      : grantType === 'refresh_token'
-        ? await issueForRefreshToken(
-            context.store,
-            context.tokens,
-            { scope, clientId, refreshToken: required(params, 'refresh_token') },
-            now,
-          )
-        : (() => {
-            throw new ApiError('unsupported_grant_type');
-          })();
-  context.metrics.tokenGranted(grantType === 'refresh_token' ? 'refresh_token' : 'password');
+  if (grantType === 'password') {
+    const username = required(params, 'username');
+    const password = required(params, 'password');
+    const pair = await issueForPassword(context.store, context.tokens, { scope, clientId, username, password }, now);
+    context.metrics.tokenGranted('password');
+    return pair;
+  }
+  if (grantType !== 'refresh_token') throw new ApiError('unsupported_grant_type');
+  const refreshToken = required(params, 'refresh_token');
+  const { pair, replayed } = await issueForRefreshToken(
+    context.store,
+    context.tokens,
+    { scope, clientId, refreshToken },
+    now,
+  );
+  context.metrics.tokenGranted(replayed ? 'refresh_token_replayed' : 'refresh_token');
   return pair;
 }
 

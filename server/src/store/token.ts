@@ -128,6 +128,32 @@ export async function replaceRefreshToken(
 }
 
 /**
+ * Stores another refresh token of a family, unless the family is revoked (then nothing is written): the
+ * pair given for a spent token presented again within the reuse grace. True when it was stored.
+ */
+export async function addRefreshToken(store: Store, token: RefreshTokenRow): Promise<boolean> {
+  const inserted = await store.db
+    .insertInto('refresh_tokens')
+    .columns(['token_hash', 'family_id', 'claims', 'expires_at', 'used_at', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('token_families')
+        .select([
+          eb.val(token.tokenHash).as('token_hash'),
+          'id',
+          eb.val(token.claims).as('claims'),
+          eb.val(token.expiresAt).as('expires_at'),
+          eb.val<string | null>(null).as('used_at'),
+          eb.val(token.now).as('created_at'),
+        ])
+        .where('id', '=', token.familyId)
+        .where('revoked_at', 'is', null),
+    )
+    .executeTakeFirst();
+  return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+}
+
+/**
  * Revokes a token family (a spent refresh token presented again, or a revocation request). On PostgreSQL
  * the update's trigger announces it to every instance when it commits (migration 0006).
  */

@@ -53,10 +53,13 @@ async function refusedWithin(app: FastifyInstance, accessToken: string, boundMs 
   }
 }
 
+/** Replays revoke at once here (no reuse grace: test/handlers/token-replays.test.ts covers the grace). */
+const NO_GRACE = { refreshReuseGraceSeconds: 0 };
+
 describe.each(DATABASES)('revocation on %s', (kind) => {
   let t: TestApp;
   beforeAll(async () => {
-    t = await testApp(kind, { demo: true });
+    t = await testApp(kind, { demo: true, config: NO_GRACE });
   });
   afterAll(() => t.close());
 
@@ -156,7 +159,7 @@ describe('revocation across instances on postgres', () => {
   let t: TestApp;
   let other: FastifyInstance;
   beforeAll(async () => {
-    t = await testApp('postgres', { demo: true });
+    t = await testApp('postgres', { demo: true, config: NO_GRACE });
     other = await t.another();
   });
   afterAll(() => t.close());
