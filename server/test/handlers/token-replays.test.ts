@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeOf, postToken, signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';
+import { refusingRefreshTokens } from '../support/refusing.js';
 import { newLedgerUser } from '../support/signers.js';
 
 const GRACE = 30;
@@ -97,6 +98,18 @@ describe.each(DATABASES)('refresh token replays on %s', (kind) => {
     expect(codeOf(await refresh(other, first.refresh_token))).toBe(11308);
     // Refused at once by the instance that revoked it (the others within 5 s: the `bearer` scheme).
     expect(codeOf(await movements(other, rotated.access_token))).toBe(10000);
+  });
+
+  it('within the grace, a pair whose token cannot be stored is a server error that writes nothing; tried again, it is given', async () => {
+    const first = await signIn(t.app, newLedgerUser(), seconds() + 3600);
+    await pairOf(await refresh(t.app, first.refresh_token));
+    await refusingRefreshTokens(t, kind, async () => {
+      const failed = await refresh(other, first.refresh_token);
+      expect(failed.statusCode, failed.body).toBe(500);
+    });
+    // The sign-in was not revoked by the failure: the replay, tried again within the grace, gets its pair.
+    const again = await pairOf(await refresh(other, first.refresh_token));
+    expect((await movements(t.app, again.access_token)).statusCode).toBe(200);
   });
 
   it('within the grace, a spent token presented with another client id is refused', async () => {

@@ -3,13 +3,13 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { MAX_LIFETIME_SECONDS } from '@gateway/ledger';
 import bs58 from 'bs58';
 import { jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { CLOCK_SKEW_SECONDS } from '../../src/domain/password.js';
 import { loadSecrets } from '../../src/secrets.js';
 import { codeOf, signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';
+import { refusingRefreshTokens } from '../support/refusing.js';
 import { DEMO_SEED, ethUser, ledgerUser, newLedgerUser } from '../support/signers.js';
 
 const me = ledgerUser(DEMO_SEED);
@@ -272,24 +272,6 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
     expect(own.statusCode, own.body).toBe(200);
   });
 
-  /** Makes every insert into refresh_tokens fail (as a full disk or a lost connection would) during `run`. */
-  async function refusingRefreshTokens(run: () => Promise<void>) {
-    const refuse =
-      kind === 'sqlite'
-        ? [sql`create trigger refuse_refresh before insert on refresh_tokens begin select raise(abort, 'refused'); end`]
-        : [
-            sql`create function refuse_refresh() returns trigger language plpgsql as $$ begin raise exception 'refused'; end $$`,
-            sql`create trigger refuse_refresh before insert on refresh_tokens for each row execute function refuse_refresh()`,
-          ];
-    for (const statement of refuse) await statement.execute(t.store.db);
-    try {
-      await run();
-    } finally {
-      await sql`drop trigger refuse_refresh${kind === 'sqlite' ? sql`` : sql` on refresh_tokens`}`.execute(t.store.db);
-      if (kind === 'postgres') await sql`drop function refuse_refresh()`.execute(t.store.db);
-    }
-  }
-
   it('a password grant whose refresh token cannot be stored leaves no token family behind', async () => {
     const count = async () =>
       Number(
@@ -301,7 +283,7 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
         ).n,
       );
     const before = await count();
-    await refusingRefreshTokens(async () => {
+    await refusingRefreshTokens(t, kind, async () => {
       const response = await tokenRequest(t, passwordGrant(me.username, me.password(now() + 600)));
       expect(response.statusCode, response.body).toBe(500);
       expect(await count()).toBe(before);
@@ -313,7 +295,7 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
 
   it('a refresh whose new token cannot be stored leaves the presented token unspent', async () => {
     const first = await signIn(t.app, me, now() + 600);
-    await refusingRefreshTokens(async () => {
+    await refusingRefreshTokens(t, kind, async () => {
       const response = await tokenRequest(t, refreshGrant(first.refresh_token));
       expect(response.statusCode, response.body).toBe(500);
     });
