@@ -66,9 +66,7 @@ async function verifiedCaller(
     throw unauthorized();
   }
   const payload = verifiedPayload(match[1], settings, now);
-  if (payload.nb !== settings.chainId || typeof payload.a !== 'string' || typeof payload.exp !== 'number') {
-    throw unauthorized();
-  }
+  if (payload.nb !== settings.chainId || typeof payload.a !== 'string') throw unauthorized();
   const caller = {
     account: payload.a,
     username: String(payload.user_name),
@@ -109,7 +107,11 @@ function jsonObjectOf(part: string): Record<string, unknown> {
  * under many concurrent first uses: opening 5,000 event streams). A header with `crit` or `b64` is refused
  * (none is understood), and the signature's base64url must be the canonical one. Any failure is the 401.
  */
-function verifiedPayload(token: string, settings: TokenSettings, now: number): Record<string, unknown> {
+function verifiedPayload(
+  token: string,
+  settings: TokenSettings,
+  now: number,
+): Record<string, unknown> & { exp: number } {
   const [encodedHeader = '', encodedPayload = '', signature = ''] = token.split('.');
   const header = jsonObjectOf(encodedHeader);
   if (header.alg !== 'EdDSA' || header.crit !== undefined || header.b64 !== undefined) throw unauthorized();
@@ -125,7 +127,7 @@ function verifiedPayload(token: string, settings: TokenSettings, now: number): R
   if (typeof exp !== 'number' || !Number.isFinite(exp) || exp <= now) throw unauthorized();
   if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now)) throw unauthorized();
   if (iat !== undefined && (typeof iat !== 'number' || !Number.isFinite(iat))) throw unauthorized();
-  return payload;
+  return { ...payload, exp };
 }
 
 /** The sign-in of an access token of ours that has not expired (revoked or not); null for anything else. */
