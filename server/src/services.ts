@@ -62,6 +62,7 @@ export function createServices(
       keyId: secrets.keyId,
       verifyingKeys: secrets.verifyingKeys,
       verified: new Map(),
+      issued: new Map(),
       revoked,
     },
     events,

@@ -4,8 +4,9 @@
  */
 import { randomUUID, sign, verify } from 'node:crypto';
 import { ApiError } from '../errors.js';
-import { type Caller, type IssuedClaims, SCOPE, type TokenSettings } from './token-settings.js';
+import { type Caller, type IssuedClaims, type KnownToken, SCOPE, type TokenSettings } from './token-settings.js';
 
+/** Tokens remembered as verified, and as issued and not yet presented (each). */
 const VERIFIED_CACHE_SIZE = 10_000;
 const base64url = (text: string) => Buffer.from(text).toString('base64url');
 
@@ -32,7 +33,18 @@ export function signAccessToken(
 ): string {
   const payload = { ...claims, scope: [SCOPE], sub: claims.a, sid: family, iat: now, exp: expiry, jti: randomUUID() };
   const input = `${headerOf(settings.keyId)}.${base64url(JSON.stringify(payload))}`;
-  return `${input}.${sign(null, Buffer.from(input), settings.signingKey).toString('base64url')}`;
+  const token = `${input}.${sign(null, Buffer.from(input), settings.signingKey).toString('base64url')}`;
+  if (settings.issued) {
+    const caller = { account: claims.a, username: claims.user_name, clientId: claims.cid, family, expiresAt: expiry };
+    remember(settings.issued, token, { caller, exp: expiry });
+  }
+  return token;
+}
+
+/** Adds `token` to a bounded cache, the oldest entry going first when it is full. */
+function remember(cache: Map<string, KnownToken>, token: string, entry: KnownToken) {
+  if (cache.size >= VERIFIED_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(token, entry);
 }
 
 const unauthorized = () => new ApiError('invalid_access_token');
@@ -65,6 +77,14 @@ async function verifiedCaller(
     settings.verified?.delete(match[1]);
     throw unauthorized();
   }
+  // A token this instance signed, presented for the first time: what verification would find.
+  const issued = settings.issued?.get(match[1]);
+  if (issued) {
+    settings.issued?.delete(match[1]);
+    if (issued.exp <= now) throw unauthorized();
+    if (settings.verified) remember(settings.verified, match[1], issued);
+    return issued.caller;
+  }
   const payload = verifiedPayload(match[1], settings, now);
   if (payload.nb !== settings.chainId || typeof payload.a !== 'string') throw unauthorized();
   const caller = {
@@ -74,11 +94,7 @@ async function verifiedCaller(
     family: typeof payload.sid === 'string' ? payload.sid : null,
     expiresAt: payload.exp,
   };
-  if (settings.verified) {
-    if (settings.verified.size >= VERIFIED_CACHE_SIZE)
-      settings.verified.delete(settings.verified.keys().next().value as string);
-    settings.verified.set(match[1], { caller, exp: payload.exp });
-  }
+  if (settings.verified) remember(settings.verified, match[1], { caller, exp: payload.exp });
   return caller;
 }
 

@@ -37,6 +37,12 @@ export interface TokenPair {
   refresh_token: string;
 }
 
+/** A token known to be valid until `exp` (seconds), and who it speaks for. */
+export interface KnownToken {
+  caller: Caller;
+  exp: number;
+}
+
 export interface TokenSettings {
   chainId: ChainId;
   clientIds: readonly string[];
@@ -51,7 +57,13 @@ export interface TokenSettings {
    * Tokens already verified, with their caller and expiry: verification depends only on the token and the
    * keys, so its answer holds until the token expires. Bounded; the oldest entries go first.
    */
-  verified?: Map<string, { caller: Caller; exp: number }>;
+  verified?: Map<string, KnownToken>;
+  /**
+   * Access tokens this instance signed and that have not been presented yet, with their caller: a token's
+   * first use here needs no verification (its signature is this instance's own). Apart from `verified`, so
+   * that a storm of sign-ins does not push the tokens in use out of it. Bounded; the oldest go first.
+   */
+  issued?: Map<string, KnownToken>;
   /** Revoked sign-ins: their access tokens are refused. */
   revoked: Revoked;
 }

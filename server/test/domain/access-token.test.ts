@@ -8,7 +8,7 @@ import { jwtVerify } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { signAccessToken, verifyAccessToken } from '../../src/domain/access-token.js';
 import { RevokedFamilies } from '../../src/domain/revocations.js';
-import type { IssuedClaims, TokenSettings } from '../../src/domain/token-settings.js';
+import type { IssuedClaims, KnownToken, TokenSettings } from '../../src/domain/token-settings.js';
 import { ApiError } from '../../src/errors.js';
 
 const NOW = 1_800_000_000;
@@ -100,5 +100,63 @@ describe('access token verification', () => {
     await expect(verified(variant)).rejects.toEqual(new ApiError('invalid_access_token'));
     await expect(verified(token.slice(0, -2))).rejects.toEqual(new ApiError('invalid_access_token'));
     await expect(verified(token)).resolves.toMatchObject({ account: claims.a });
+  });
+});
+
+describe('tokens this instance issued', () => {
+  const caches = () => ({ verified: new Map<string, KnownToken>(), issued: new Map<string, KnownToken>() });
+  /** Settings that can verify nothing: a token they accept was known as issued (or verified) before. */
+  const keyless = (own: ReturnType<typeof caches>) => ({ ...settings, ...own, verifyingKeys: new Map() });
+
+  it('knows the caller of a token it signed at its first use, without verifying it, as verification would', async () => {
+    const own = caches();
+    const token = signAccessToken(claims, 'family', NOW + 600, { ...settings, ...own }, NOW);
+    expect(own.issued.has(token)).toBe(true);
+    const expected = await verified(token);
+    await expect(verifyAccessToken(`Bearer ${token}`, keyless(own), NOW)).resolves.toEqual(expected);
+    // Moved to the verified tokens at its first use.
+    expect(own.issued.has(token)).toBe(false);
+    expect(own.verified.get(token)).toEqual({ caller: expected, exp: NOW + 600 });
+    await expect(verifyAccessToken(`bearer ${token}`, keyless(own), NOW + 599)).resolves.toEqual(expected);
+  });
+
+  it('refuses an issued token once expired, of a revoked sign-in, or altered', async () => {
+    const own = caches();
+    const late = signAccessToken(claims, 'family', NOW + 600, { ...settings, ...own }, NOW);
+    await expect(verifyAccessToken(`Bearer ${late}`, keyless(own), NOW + 600)).rejects.toEqual(
+      new ApiError('invalid_access_token'),
+    );
+    expect(own.issued.has(late)).toBe(false);
+    expect(own.verified.has(late)).toBe(false);
+
+    const revoked = new RevokedFamilies();
+    revoked.add('gone', NOW);
+    const ofRevoked = signAccessToken(claims, 'gone', NOW + 600, { ...settings, ...own }, NOW);
+    await expect(verifyAccessToken(`Bearer ${ofRevoked}`, { ...keyless(own), revoked }, NOW)).rejects.toEqual(
+      new ApiError('invalid_access_token'),
+    );
+
+    const token = signAccessToken(claims, 'family', NOW + 600, { ...settings, ...own }, NOW);
+    const [head, body, signature] = token.split('.') as [string, string, string];
+    const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+    const altered = `${head}.${b64({ ...payload, a: '3POther' })}.${signature}`;
+    await expect(verifyAccessToken(`Bearer ${altered}`, { ...settings, ...own }, NOW)).rejects.toEqual(
+      new ApiError('invalid_access_token'),
+    );
+    await expect(verifyAccessToken(`Bearer ${token}`, keyless(own), NOW)).resolves.toMatchObject({ account: claims.a });
+  });
+
+  it('remembers at most 10,000 issued tokens, the oldest going first (then verified as any other)', async () => {
+    const own = caches();
+    const first = signAccessToken(claims, 'f0', NOW + 600, { ...settings, ...own }, NOW);
+    for (let i = 1; i <= 10_000; i += 1) signAccessToken(claims, `f${i}`, NOW + 600, { ...settings, ...own }, NOW);
+    expect(own.issued.size).toBe(10_000);
+    expect(own.issued.has(first)).toBe(false);
+    await expect(verifyAccessToken(`Bearer ${first}`, keyless(own), NOW)).rejects.toEqual(
+      new ApiError('invalid_access_token'),
+    );
+    await expect(verifyAccessToken(`Bearer ${first}`, { ...settings, ...own }, NOW)).resolves.toMatchObject({
+      family: 'f0',
+    });
   });
 });
