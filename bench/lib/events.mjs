@@ -168,6 +168,10 @@ export async function measureEvents(gateway, env, { accounts: count, movements: 
 
     loader.send({ type: 'collect', expected: total, timeoutMs: 60_000, graceMs: 2000 });
     const { receipts, other, streamsOpen } = await nextMessage('receipts', 120_000);
+    if (other.errors > 0 && typeof gateway.log === 'function') {
+      // Streams that ended in an error: what the gateway said last (a crash's message and stack).
+      log(`  events: !! ${other.errors} stream(s) failed; the gateway's last output:\n${gateway.log().slice(-4000)}`);
+    }
     const peakRss = peakRssMiB(gateway.pid);
     // The gateway's CPU from the import's start until the receipts were in (reading and sending the events).
     const deliveryCpuSeconds = cpuSeconds(gateway.pid) - cpuBeforeImport;

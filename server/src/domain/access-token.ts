@@ -6,8 +6,14 @@ import { randomUUID, sign, verify } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import { type Caller, type IssuedClaims, type KnownToken, SCOPE, type TokenSettings } from './token-settings.js';
 
-/** Tokens remembered as verified, and as issued and not yet presented (each). */
+/** Tokens remembered as verified (about 300 bytes each beside the token, which the request holds anyway). */
 const VERIFIED_CACHE_SIZE = 10_000;
+/**
+ * Tokens remembered as issued and not yet presented (about 1 KB each, the token's text included): more than
+ * a second of grants at an instance's rate (1,000-2,000 a second on two cores), so a client that signs in
+ * and then calls finds its token here; under a longer storm the oldest are verified at their first use.
+ */
+const ISSUED_CACHE_SIZE = 2_000;
 const base64url = (text: string) => Buffer.from(text).toString('base64url');
 
 /** The encoded JWS header of the signing key (the last one made: there is one signing key at a time). */
@@ -35,15 +41,25 @@ export function signAccessToken(
   const input = `${headerOf(settings.keyId)}.${base64url(JSON.stringify(payload))}`;
   const token = `${input}.${sign(null, Buffer.from(input), settings.signingKey).toString('base64url')}`;
   if (settings.issued) {
-    const caller = { account: claims.a, username: claims.user_name, clientId: claims.cid, family, expiresAt: expiry };
-    remember(settings.issued, token, { caller, exp: expiry });
+    // Copies of the texts that come from the request (slices of its body would keep all of it alive).
+    const caller = {
+      account: claims.a,
+      username: copyOf(claims.user_name),
+      clientId: copyOf(claims.cid),
+      family,
+      expiresAt: expiry,
+    };
+    remember(settings.issued, token, { caller, exp: expiry }, ISSUED_CACHE_SIZE);
   }
   return token;
 }
 
+/** A string of its own with the same (ASCII) text. */
+const copyOf = (text: string) => Buffer.from(text, 'latin1').toString('latin1');
+
 /** Adds `token` to a bounded cache, the oldest entry going first when it is full. */
-function remember(cache: Map<string, KnownToken>, token: string, entry: KnownToken) {
-  if (cache.size >= VERIFIED_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+function remember(cache: Map<string, KnownToken>, token: string, entry: KnownToken, size = VERIFIED_CACHE_SIZE) {
+  if (cache.size >= size) cache.delete(cache.keys().next().value as string);
   cache.set(token, entry);
 }
 

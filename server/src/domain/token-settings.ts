@@ -61,7 +61,7 @@ export interface TokenSettings {
   /**
    * Access tokens this instance signed and that have not been presented yet, with their caller: a token's
    * first use here needs no verification (its signature is this instance's own). Apart from `verified`, so
-   * that a storm of sign-ins does not push the tokens in use out of it. Bounded; the oldest go first.
+   * that a storm of sign-ins does not push the tokens in use out of it. Bounded (2,000); the oldest go first.
    */
   issued?: Map<string, KnownToken>;
   /** Revoked sign-ins: their access tokens are refused. */

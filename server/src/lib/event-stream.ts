@@ -16,9 +16,11 @@ export class EventStream extends Readable implements StreamedText<string> {
 
   constructor() {
     super({ encoding: 'utf8' });
-    // The client's going away (the response destroys its body) or the end of the stream.
-    this.once('close', () => this.#runClosing());
-    this.once('end', () => this.#runClosing());
+    // The client's going away (the response destroys its body) or the end of the stream. Plain listeners:
+    // each event comes once, and `#runClosing` runs its callbacks once (`once` would cost a wrapper, its
+    // state and a bound function a stream).
+    this.on('close', () => this.#runClosing());
+    this.on('end', () => this.#runClosing());
   }
 
   override _read(): void {}

@@ -52,12 +52,14 @@ export function connections(
       refuse(socket, admitted.refused);
       return;
     }
-    socket.once('close', () => slots.release(admitted.key));
+    // Plain listeners, not `once`: a socket closes once, and `once` costs a wrapper, its state and a bound
+    // function per connection (about 300 bytes of heap for these two, 1.5 MB at 5,000 event streams).
+    socket.on('close', () => slots.release(admitted.key));
     fresh.add(socket);
     socket.setTimeout(options.idleConnectionTimeoutMs);
     // Node's own timeout listener closes the socket; this one counts it, if it never sent a request.
-    socket.once('timeout', () => {
-      if (fresh.has(socket)) slots.timedOut.idle++;
+    socket.on('timeout', () => {
+      if (fresh.delete(socket)) slots.timedOut.idle++;
     });
   });
   // Its first request arrived: the server's own timeouts take over (Node moves between them from here).
