@@ -11,6 +11,7 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Context } from './context.js';
 import { ApiError } from './errors.js';
 import { JsonText } from './lib/json-text.js';
+import { ownCopy } from './lib/own-copy.js';
 import { bodyContentTypes, bodyOf } from './plugins/negotiation.js';
 
 type AnyHandler = (
@@ -68,7 +69,7 @@ const isStreamed = (body: unknown) =>
  */
 function compactHeader(response: { _header?: unknown }): void {
   if (typeof response._header === 'string') {
-    response._header = Buffer.from(response._header, 'latin1').toString('latin1');
+    response._header = ownCopy(response._header);
   }
 }
 

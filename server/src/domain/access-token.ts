@@ -4,6 +4,7 @@
  */
 import { randomUUID, sign, verify } from 'node:crypto';
 import { ApiError } from '../errors.js';
+import { ownCopy } from '../lib/own-copy.js';
 import { type Caller, type IssuedClaims, type KnownToken, SCOPE, type TokenSettings } from './token-settings.js';
 
 /** Tokens remembered as verified (about 300 bytes each beside the token, which the request holds anyway). */
@@ -44,8 +45,8 @@ export function signAccessToken(
     // Copies of the texts that come from the request (slices of its body would keep all of it alive).
     const caller = {
       account: claims.a,
-      username: copyOf(claims.user_name),
-      clientId: copyOf(claims.cid),
+      username: ownCopy(claims.user_name),
+      clientId: ownCopy(claims.cid),
       family,
       expiresAt: expiry,
     };
@@ -53,9 +54,6 @@ export function signAccessToken(
   }
   return token;
 }
-
-/** A string of its own with the same (ASCII) text. */
-const copyOf = (text: string) => Buffer.from(text, 'latin1').toString('latin1');
 
 /** Adds `token` to a bounded cache, the oldest entry going first when it is full. */
 function remember(cache: Map<string, KnownToken>, token: string, entry: KnownToken, size = VERIFIED_CACHE_SIZE) {

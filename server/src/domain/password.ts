@@ -19,6 +19,7 @@ import bs58 from 'bs58';
 import { verifyLedgerSignature } from '../crypto/curve25519.js';
 import { ETH_SIGNATURE_LENGTH, eip712Digest, parseEthAddress, recoverSigner } from '../crypto/ethereum.js';
 import { ApiError } from '../errors.js';
+import { ownCopy } from '../lib/own-copy.js';
 import { SCOPE, type TokenSettings } from './token-settings.js';
 
 /** The clock skew tolerated on top of the longest lifetime (`MAX_LIFETIME_SECONDS`, one week). */
@@ -53,7 +54,7 @@ function remember(id: string, publicKey: Uint8Array, chainId: ChainId): string {
   if (known.size >= KNOWN_ACCOUNTS) known.delete(known.keys().next().value as string);
   // A copy of the key, not the text it was made from: the username is a slice of the request's body, and a
   // slice keeps all of that text alive (about 220 bytes more an entry, 2 MB for a full map).
-  known.set(Buffer.from(id, 'latin1').toString('latin1'), { publicKey, address });
+  known.set(ownCopy(id), { publicKey, address });
   return address;
 }
 
