@@ -108,7 +108,10 @@ const settings = {
    * batch) lags a whole one-second sample and would shed every request of the next second.
    */
   overloadEventLoopDelayMs: { type: 'integer', minimum: 0, maximum: 60_000, default: 0 },
-  /** Shed requests while the heap in use is above this share of the heap limit (percent); 0: never for it. */
+  /**
+   * Shed requests while the heap in use is above this share (percent) of the old generation's limit
+   * (`--max-old-space-size`, where V8 stops the process); 0: never for it.
+   */
   overloadHeapPercent: { type: 'integer', minimum: 0, maximum: 100, default: 90 },
   /**
    * Shed requests while the answers handed to their connections and not yet written to the network (clients

@@ -1,5 +1,6 @@
 /**
- * Sheds work instead of dying: while the heap in use nears its limit (OVERLOAD_HEAP_PERCENT of V8's) or,
+ * Sheds work instead of dying: while the heap in use nears its limit (OVERLOAD_HEAP_PERCENT of the old
+ * generation's, where V8 stops the process: `--max-old-space-size`, not `heap_size_limit`; lib/heap.ts) or,
  * when asked, the event loop lags (OVERLOAD_EVENT_LOOP_DELAY_MS), every request is refused at once with 503
  * (code 11202) and Retry-After, before any of its work is done, until the process has caught up. The
  * operator's endpoints (`/health/*`, `/metrics`) are always answered, so that an orchestrator sees the
@@ -10,11 +11,11 @@
  * the process (outside the heap, which the heap check does not see) while its client does not read it, and
  * clients that ask and never read would otherwise fill the memory of the process.
  */
-import { getHeapStatistics } from 'node:v8';
 import underPressure, { type FastifyUnderPressureOptions } from '@fastify/under-pressure';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { errorBody } from '../errors.js';
+import { oldGenerationLimit } from '../lib/heap.js';
 import type { Metrics } from '../metrics.js';
 
 /** Seconds a shed client is asked to wait. */
@@ -79,10 +80,9 @@ export async function overload(
   config: Pick<Config, 'overloadEventLoopDelayMs' | 'overloadHeapPercent' | 'overloadUnsentMib'>,
   metrics: Shed,
 ): Promise<void> {
-  const heapLimit = getHeapStatistics().heap_size_limit;
   await app.register(underPressure, {
     maxEventLoopDelay: config.overloadEventLoopDelayMs,
-    maxHeapUsedBytes: Math.floor((heapLimit * config.overloadHeapPercent) / 100),
+    maxHeapUsedBytes: Math.floor((oldGenerationLimit() * config.overloadHeapPercent) / 100),
     pressureHandler: refuse(metrics),
   });
   if (config.overloadUnsentMib > 0) shedUnsentAnswers(app, config.overloadUnsentMib * 1024 * 1024, metrics);

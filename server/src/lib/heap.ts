@@ -1,0 +1,54 @@
+/**
+ * Where this process's heap ends: the old generation's limit, past which V8 stops the process ("Reached heap
+ * limit"). It is what `--max-old-space-size` sets. V8's `heap_size_limit` is larger by the young generation
+ * (three semi-spaces: 48 MiB by default on 64 bits), whose few MiB in use come and go with every minor
+ * collection, so a bound taken as a share of `heap_size_limit` can lie past the point where the process dies:
+ * under `--max-old-space-size=160` (a `heap_size_limit` of 208 MiB) a process dies with about 160 MiB in use,
+ * 77% of it, and under 64 MiB at 58%.
+ *
+ * Node has no call that gives the old generation's limit, so it is read from the flags V8 was given (Node's
+ * command line after NODE_OPTIONS, the last of each flag winning, as Node applies them): the limit
+ * `--max-old-space-size` gives, or else `heap_size_limit` less three semi-spaces of `--max-semi-space-size`
+ * or V8's default (16 MiB on 64 bits).
+ */
+import { getHeapStatistics } from 'node:v8';
+
+const MIB = 1024 * 1024;
+/** V8's largest semi-space by default, on 64-bit platforms (Node 20's V8 11: `kMaxSemiSpaceSize`). */
+const DEFAULT_SEMI_SPACE_MIB = 16;
+/** The young generation is two semi-spaces and a large-object space of one semi-space's size. */
+const SEMI_SPACES_IN_YOUNG_GENERATION = 3;
+
+/**
+ * The value (MiB) of the last `--name=N` or `--name N` among `flags` (V8 accepts `_` for `-` in its flags'
+ * names); undefined when none is given as a whole number.
+ */
+export function flagMib(flags: readonly string[], name: string): number | undefined {
+  let value: number | undefined;
+  const names = new Set([`--${name}`, `--${name.replaceAll('-', '_')}`]);
+  flags.forEach((flag, i) => {
+    const [key, inline] = flag.split('=', 2) as [string, string | undefined];
+    if (!names.has(key)) return;
+    const text = inline ?? flags[i + 1];
+    if (text !== undefined && /^\d+$/.test(text)) value = Number(text);
+  });
+  return value;
+}
+
+/** The flags V8 was given: NODE_OPTIONS first, then the command line's, as Node applies them. */
+export function nodeFlags(env: NodeJS.ProcessEnv = process.env, execArgv: readonly string[] = process.execArgv) {
+  return [...(env.NODE_OPTIONS ?? '').split(/\s+/).filter(Boolean), ...execArgv];
+}
+
+/** The old generation's limit in bytes, for a process given `flags` with V8's `heapSizeLimit`. */
+export function oldGenerationLimit(
+  flags: readonly string[] = nodeFlags(),
+  heapSizeLimit: number = getHeapStatistics().heap_size_limit,
+): number {
+  const oldSpace = flagMib(flags, 'max-old-space-size');
+  if (oldSpace !== undefined && oldSpace > 0) return Math.min(oldSpace * MIB, heapSizeLimit);
+  const semiSpace = flagMib(flags, 'max-semi-space-size') || DEFAULT_SEMI_SPACE_MIB;
+  const young = SEMI_SPACES_IN_YOUNG_GENERATION * semiSpace * MIB;
+  // A heap too small to hold the young generation's whole default (never seen): the whole limit.
+  return heapSizeLimit > young ? heapSizeLimit - young : heapSizeLimit;
+}
