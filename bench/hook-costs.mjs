@@ -2,7 +2,7 @@
 /**
  * What each per-request hook costs the gateway on a cheap public read: the same build started several
  * times side by side on one SQLite database (migrated, demo catalogue), each with one part of its
- * per-request work left out (lib/hook-filter.mjs: request ids, security headers, under-pressure, the
+ * per-request work left out (lib/hook-filter.mjs: request ids, security headers, under-pressure, the heap guard, the
  * unsent-answers bound, negotiation, metrics, the connection listeners), one whole and one with all of them
  * out, and the bare Fastify route (lib/bare.mjs) serving the same answer. Their rounds alternate
  * (lib/load.mjs: servers on core 0, autocannon on core 1); the table gives each one's CPU µs per request

@@ -2,22 +2,23 @@
  * Preloaded into a gateway (`node --import bench/lib/hook-filter.mjs server/dist/cli.js serve`) by
  * bench/hook-costs.mjs: leaves out the per-request work named in HOOKS_OFF (comma-separated names of
  * `PARTS` below, or `all`), so that the cost of each part can be read as the CPU a request saves without
- * it. A part is recognised by where it is registered: the file (and hook name) on the stack of the
+ * it. A part is recognised by where it is registered: the file or function (and hook name) on the stack of the
  * `addHook` call, or of the server's `on` call for the connection listeners. Benchmark only: a gateway
  * started this way skips headers and checks its tests require.
  */
 import { appCreated } from '../../server/dist/test-hooks.js';
 
 /**
- * Each part: the file that registers it (a path fragment on the stack) and, where one file registers
- * several, the hooks (Fastify's) or server events (Node's) that belong to it.
+ * Each part: the file or function that registers it (a path fragment or a function name on the stack) and,
+ * where one file registers several, the hooks (Fastify's) or server events (Node's) that belong to it.
  */
 export const PARTS = {
   'request-ids': { file: '/plugins/observability.js', hooks: ['onRequest'] },
   metrics: { file: '/plugins/observability.js', hooks: ['onResponse', 'onRequestAbort'] },
   'security-headers': { file: '/plugins/security-headers.js' },
   'under-pressure': { file: '/@fastify/under-pressure/' },
-  'unsent-answers': { file: '/plugins/overload.js' },
+  'heap-guard': { file: 'shedOnHeldHeap' },
+  'unsent-answers': { file: 'shedUnsentAnswers' },
   negotiation: { file: '/plugins/negotiation.js', hooks: ['onRequest'] },
   connections: { file: '/plugins/connections.js', events: ['connection', 'request', 'clientError'] },
 };

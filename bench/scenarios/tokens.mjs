@@ -1,14 +1,16 @@
 /**
- * Token grants (`tokens-sqlite`, `tokens-pg`): password grants against the gateway, beside the in-process
- * signature-check rates measured just before and just after them (lib/crypto-rate.mjs).
+ * Token grants (`tokens-sqlite`, `tokens-pg`): password grants against the gateway and against the floor of a
+ * grant (lib/bare-grant.mjs: a bare route doing only what every grant must, on the same store), their rounds
+ * alternating, beside the in-process signature-check rates measured just before and just after them
+ * (lib/crypto-rate.mjs).
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { passwordFor, signerFromSeed } from '@gateway/client';
-import { CHAIN_ID, CLIENT_ID, fmt, log, results, SETTINGS, TARGETS, tmpRoot } from '../context.mjs';
-import { BENCH, backgroundBusy, runNode } from '../lib/common.mjs';
+import { CHAIN_ID, CLIENT_ID, fmt, log, results, running, SETTINGS, TARGETS, tmpRoot } from '../context.mjs';
+import { BENCH, backgroundBusy, freePort, runNode, startService } from '../lib/common.mjs';
 import { check, pick, ratio, rssCheck } from '../rows.mjs';
-import { load, record } from '../side-by-side.mjs';
+import { loadSideBySide, record } from '../side-by-side.mjs';
 
 /* ------------------------------------------------------------------ token grant passwords */
 
@@ -80,20 +82,43 @@ export function cryptoCeiling(verify, cold = false) {
   return v && s ? 1 / (1 / v + 1 / s) : null;
 }
 
-/** The grants against the gateway, between two measurements of the signature checks. */
-export async function runTokens(store, gateway, grants) {
+/**
+ * The floor of a grant (lib/bare-grant.mjs) on the gateway's store: a file of its own beside the gateway's
+ * (SQLite), or a schema of its own in the gateway's database (PostgreSQL).
+ */
+async function startBareGrant(store, databaseUrl, dataDir) {
+  const port = await freePort();
+  const database = store === 'pg' ? databaseUrl : `sqlite:${path.join(dataDir, 'bare-grant.db')}`;
+  const service = await startService(
+    'bare grant',
+    [path.join(BENCH, 'lib/bare-grant.mjs'), String(port), CHAIN_ID, database],
+    { port, core: 0 },
+  );
+  running.add(service);
+  return service;
+}
+
+/** The grants against the gateway and the floor, between two measurements of the signature checks. */
+export async function runTokens(store, gateway, grants, databaseUrl, dataDir) {
   const tokenId = `tokens-${store}`;
   log(`  ${tokenId.padEnd(18)} signature checks in-process, before and after the grants …`);
-  const before = await measureVerification(grants);
-  const measurement = await load(gateway, {
-    path: '/v1/oauth2/token',
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    bodies: grants.bodies,
-  });
-  const after = await measureVerification(grants);
-  record(tokenId, `POST /v1/oauth2/token password (${store})`, 'tokens', 'gateway', measurement);
-  results.scenarios[tokenId].verification = meanVerification(before, after);
+  const floor = await startBareGrant(store, databaseUrl, dataDir);
+  try {
+    const before = await measureVerification(grants);
+    const [measurement, onFloor] = await loadSideBySide([gateway, floor], {
+      path: '/v1/oauth2/token',
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      bodies: grants.bodies,
+    });
+    const after = await measureVerification(grants);
+    record(tokenId, `POST /v1/oauth2/token password (${store})`, 'tokens', 'gateway', measurement);
+    record(tokenId, `POST /v1/oauth2/token password (${store})`, 'tokens', 'bare grant', onFloor);
+    results.scenarios[tokenId].verification = meanVerification(before, after);
+  } finally {
+    running.delete(floor);
+    await floor.stop();
+  }
 }
 
 /** The grants row and its baselines (the signature-check rates). */
@@ -118,9 +143,19 @@ export function tokenRows(s) {
           (v) => v >= TARGETS.tokensVsTsLib,
           `x ts-lib (>=${TARGETS.tokensVsTsLib})`,
         ),
+        check(ratio(m.gateway.rps, m['bare grant']?.rps), () => null, 'x bare grant'),
         rssCheck(m.gateway),
       ],
     });
+    if (m['bare grant']) {
+      rows.push({
+        scenario: '',
+        id: s.id,
+        target: 'bare grant',
+        ...pick(m['bare grant']),
+        checks: [check(ratio(m['bare grant'].rps, cryptoCeiling(verify)), () => null, 'x crypto ceiling')],
+      });
+    }
     if (verify) {
       const baseline = (target, rate, background) => ({
         scenario: '',

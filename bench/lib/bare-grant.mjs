@@ -1,0 +1,112 @@
+#!/usr/bin/env node
+/**
+ * The floor of a password grant: a bare Fastify route doing only what every grant must do, the way the
+ * gateway does it, and nothing else (the token scenario's baseline beside the crypto ceiling, as the driver
+ * alone is the imports' floor). It parses the form, checks the ledger signature (the server's own
+ * `verifyLedgerSignature`, its key conversion cached), makes a refresh token (32 random bytes) and its
+ * SHA-256, writes the sign-in and its refresh token durably (the gateway's two inserts in one `BEGIN
+ * IMMEDIATE` transaction on SQLite in WAL mode, `synchronous = NORMAL`; on PostgreSQL its one prepared
+ * statement, in a schema of its own), signs an access token (node:crypto Ed25519 over the compact JWS the
+ * gateway signs) and answers the token pair as JSON with `Cache-Control: no-store`. No validation beyond
+ * parsing, no client id or expiry checks, no sign-out check, no rate limit, hooks, request ids, security
+ * headers or metrics.
+ *
+ *   node bench/lib/bare-grant.mjs PORT CHAIN_ID sqlite:FILE|postgres://…
+ */
+import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
+import { verifyLedgerSignature } from '@gateway/server';
+import bs58 from 'bs58';
+import { parse } from 'fast-querystring';
+import Fastify from 'fastify';
+
+const [port, chainId, databaseUrl] = process.argv.slice(2);
+const PREFIX = Uint8Array.of(255, 255, 255, 1);
+const { privateKey } = generateKeyPairSync('ed25519');
+const b64 = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const header = b64({ alg: 'EdDSA', typ: 'JWT', kid: 'k1' });
+const iso = (seconds) => new Date(seconds * 1000).toISOString();
+
+const FAMILY = (id, account, createdAt, account2, expiry) =>
+  `insert into token_families (id, account, revoked_at, created_at) select ${id}, ${account}, null, ${createdAt} ` +
+  `where not exists (select 1 from account_sign_outs where account = ${account2} and signed_out_through >= ${expiry})`;
+const TABLES = [
+  'create table if not exists token_families (id text primary key, account text not null, revoked_at text, created_at text not null)',
+  'create table if not exists refresh_tokens (token_hash text primary key, family_id text not null references token_families (id), claims text not null, expires_at text not null, used_at text, created_at text not null)',
+  'create index if not exists refresh_tokens_by_family on refresh_tokens (family_id)',
+  'create table if not exists account_sign_outs (account text primary key, signed_out_through text not null)',
+];
+
+/** `write(familyId, account, now, expiry, tokenHash, claims, tokenExpiry)`: the sign-in and its token. */
+async function openWrite() {
+  if (databaseUrl.startsWith('sqlite:')) {
+    const { default: Database } = await import('better-sqlite3');
+    const db = new Database(databaseUrl.slice('sqlite:'.length));
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    for (const sql of TABLES) db.exec(sql);
+    const family = db.prepare(FAMILY('?', '?', '?', '?', '?'));
+    const token = db.prepare(
+      'insert into refresh_tokens (token_hash, family_id, claims, expires_at, used_at, created_at) values (?, ?, ?, ?, null, ?)',
+    );
+    const both = db.transaction((id, account, now, expiry, hash, claims, tokenExpiry) => {
+      family.run(id, account, now, account, expiry);
+      token.run(hash, id, claims, tokenExpiry, now);
+    });
+    return async (...row) => both.immediate(...row);
+  }
+  const { default: pg } = await import('pg');
+  const setup = new pg.Client({ connectionString: databaseUrl });
+  await setup.connect();
+  await setup.query('create schema if not exists bare_grant');
+  for (const sql of TABLES) await setup.query(`set search_path = bare_grant; ${sql}`);
+  await setup.end();
+  // The gateway's pool: 10 connections by default (DATABASE_POOL_SIZE).
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, options: '-c search_path=bare_grant' });
+  const text =
+    `with family as (${FAMILY('$1::text', '$2::text', '$3::text', '$2::text', '$4::text')} returning id) ` +
+    'insert into refresh_tokens (token_hash, family_id, claims, expires_at, used_at, created_at) ' +
+    'select $5::text, family.id, $6::text, $7::text, null, $3::text from family returning family_id';
+  return (...row) => pool.query({ name: 'family', text, values: row });
+}
+
+const write = await openWrite();
+const app = Fastify({ logger: false });
+app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) =>
+  done(null, parse(body)),
+);
+app.post('/v1/oauth2/token', async (request, reply) => {
+  const { username, password, client_id: clientId } = request.body;
+  const [expiryText, signature] = password.split(':');
+  const text = new TextEncoder().encode(`${chainId}:${clientId}:${expiryText}`);
+  const message = new Uint8Array(PREFIX.length + text.length);
+  message.set(PREFIX);
+  message.set(text, PREFIX.length);
+  if (!verifyLedgerSignature(bs58.decode(username), message, bs58.decode(signature))) {
+    return reply.code(400).send({ errors: [{ code: 10001, message: 'invalid password' }] });
+  }
+  const now = Math.floor(Date.now() / 1000);
+  const expiry = Number(expiryText);
+  const claims = { a: username, nb: chainId, user_name: username, pk: username, cid: clientId, lt: expiry - now };
+  const family = randomUUID();
+  const refreshToken = `rt_${randomBytes(32).toString('base64url')}`;
+  await write(
+    family,
+    username,
+    iso(now),
+    iso(expiry),
+    createHash('sha256').update(refreshToken).digest('hex'),
+    JSON.stringify(claims),
+    iso(now + 30 * 86_400),
+  );
+  const input = `${header}.${b64({ ...claims, scope: ['general'], sub: username, sid: family, iat: now, exp: expiry, jti: randomUUID() })}`;
+  reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+  return {
+    access_token: `${input}.${sign(null, Buffer.from(input), privateKey).toString('base64url')}`,
+    token_type: 'bearer',
+    expires_in: expiry,
+    refresh_token: refreshToken,
+  };
+});
+await app.listen({ port: Number(port), host: '127.0.0.1' });
+for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, () => app.close().then(() => process.exit(0)));
