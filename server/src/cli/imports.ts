@@ -42,20 +42,22 @@ export async function importCommand(
   const stop = new AbortController();
   const retry = commandRetry(retryFor * 1000, '--retry-for', stop.signal);
   if (source !== '-' && !skipInvalid) {
-    const report = await readingFile(source, () =>
+    await readingFile(source, () =>
       withStore(
         config,
-        (store) =>
-          (kind === 'movements' ? importMovements : importTrades)(store, source, chainId, {
+        async (store) => {
+          const report = await (kind === 'movements' ? importMovements : importTrades)(store, source, chainId, {
             batchSize,
             progress,
             retry,
-          }),
+          });
+          // Said as soon as it is committed, not after the store is closed (which can wait on the database).
+          console.log(`${kind}: ${report.written} record(s) of ${report.lines} line(s) imported from ${source}`);
+        },
         true,
         retry,
       ),
     );
-    console.log(`${kind}: ${report.written} record(s) of ${report.lines} line(s) imported from ${source}`);
     return EXIT.done;
   }
   const input = source === '-' ? process.stdin : createReadStream(source, 'utf8');
