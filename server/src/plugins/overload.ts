@@ -79,11 +79,10 @@ function shedUnsentAnswers(app: FastifyInstance, limit: number, metrics: Shed): 
 /**
  * The heap the process holds: the heap in use when sampled at start and just after each full (mark-compact)
  * collection, when it is what survived. The heap in use at any other moment also counts the garbage of
- * every request since the last full collection, which V8 lets pile up close to the limit before collecting it:
- * with half the limit held, the heap in use passes 90% of it and falls back again and again, and a bound on
- * it would refuse work in every such spell (the bench's 5,000 event streams, 77% of their heap held, were all
- * refused). Full collections come more often as the heap held nears the limit, so the figure is fresh when it
- * matters.
+ * every request since the last full collection, which V8 lets pile up close to the limit before collecting it,
+ * so a bound on it refuses work in spells while far less is held (the bench's 5,000 event streams, about 77%
+ * of their heap held, were all refused that way). Full collections come more often as the heap held nears the
+ * limit, so the figure is fresh when it matters.
  */
 function heldHeap(app: FastifyInstance): () => number {
   let held = process.memoryUsage().heapUsed;

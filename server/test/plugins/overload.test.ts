@@ -60,6 +60,43 @@ describe('an overloaded instance', () => {
   });
 });
 
+describe('an instance whose event loop lags, with the lag check asked for', () => {
+  it('refuses requests with 503 (11202) while it lags, counted as eventLoopDelay, and answers again after', async () => {
+    const t = await testApp('sqlite', { demo: true });
+    const app = await buildApp(
+      { ...t.config, overloadHeapPercent: 0, overloadEventLoopDelayMs: 200 },
+      { store: t.store },
+    );
+    try {
+      expect((await app.inject({ url: '/v1/platforms' })).statusCode).toBe(200);
+      // One long synchronous piece of work: the loop lags the whole of it.
+      const until = Date.now() + 1500;
+      while (Date.now() < until) {
+        // busy
+      }
+      const refused = await vi.waitFor(
+        async () => {
+          const answer = await app.inject({ url: '/v1/platforms' });
+          expect(answer.statusCode).toBe(503);
+          return answer;
+        },
+        { timeout: 5000, interval: 50 },
+      );
+      expect(refused.json()).toEqual({ errors: [{ code: 11202, message: expect.any(String) }] });
+      expect((await app.inject({ url: '/health/live' })).statusCode).toBe(200);
+      const metrics = await app.inject({ url: '/metrics' });
+      expect(metrics.body).toMatch(/^gateway_requests_shed_total\{reason="eventLoopDelay"\} [1-9]\d*$/m);
+      await vi.waitFor(async () => expect((await app.inject({ url: '/v1/platforms' })).statusCode).toBe(200), {
+        timeout: 5000,
+        interval: 100,
+      });
+    } finally {
+      await app.close();
+      await t.close();
+    }
+  });
+});
+
 /** An HTTP/1.1 GET over a Unix socket; `read: false` sends it and reads nothing until `finish()`. */
 function ask(socketPath: string, url: string, authorization: string) {
   const socket = net.connect({ path: socketPath });
