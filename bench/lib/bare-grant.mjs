@@ -13,11 +13,14 @@
  *
  *   node bench/lib/bare-grant.mjs PORT CHAIN_ID sqlite:FILE|postgres://…
  */
-import { createHash, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
 import { verifyLedgerSignature } from '@gateway/server';
 import bs58 from 'bs58';
 import { parse } from 'fast-querystring';
 import Fastify from 'fastify';
+// The gateway's own SQL of a sign-in and its first refresh token, and its hash of the token.
+import { hashToken } from '../../server/dist/domain/refresh-token.js';
+import { POSTGRES_FAMILY_AND_TOKEN, SQLITE_FAMILY, SQLITE_FIRST_TOKEN } from '../../server/dist/store/token.js';
 
 const [port, chainId, databaseUrl] = process.argv.slice(2);
 const PREFIX = Uint8Array.of(255, 255, 255, 1);
@@ -26,9 +29,6 @@ const b64 = (value) => Buffer.from(JSON.stringify(value)).toString('base64url');
 const header = b64({ alg: 'EdDSA', typ: 'JWT', kid: 'k1' });
 const iso = (seconds) => new Date(seconds * 1000).toISOString();
 
-const FAMILY = (id, account, createdAt, account2, expiry) =>
-  `insert into token_families (id, account, revoked_at, created_at) select ${id}, ${account}, null, ${createdAt} ` +
-  `where not exists (select 1 from account_sign_outs where account = ${account2} and signed_out_through >= ${expiry})`;
 const TABLES = [
   'create table if not exists token_families (id text primary key, account text not null, revoked_at text, created_at text not null)',
   'create table if not exists refresh_tokens (token_hash text primary key, family_id text not null references token_families (id), claims text not null, expires_at text not null, used_at text, created_at text not null)',
@@ -45,10 +45,8 @@ async function openWrite() {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     for (const sql of TABLES) db.exec(sql);
-    const family = db.prepare(FAMILY('?', '?', '?', '?', '?'));
-    const token = db.prepare(
-      'insert into refresh_tokens (token_hash, family_id, claims, expires_at, used_at, created_at) values (?, ?, ?, ?, null, ?)',
-    );
+    const family = db.prepare(SQLITE_FAMILY);
+    const token = db.prepare(SQLITE_FIRST_TOKEN);
     const both = db.transaction((id, account, now, expiry, hash, claims, tokenExpiry) => {
       family.run(id, account, now, account, expiry);
       token.run(hash, id, claims, tokenExpiry, now);
@@ -63,11 +61,7 @@ async function openWrite() {
   await setup.end();
   // The gateway's pool: 10 connections by default (DATABASE_POOL_SIZE).
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 10, options: '-c search_path=bare_grant' });
-  const text =
-    `with family as (${FAMILY('$1::text', '$2::text', '$3::text', '$2::text', '$4::text')} returning id) ` +
-    'insert into refresh_tokens (token_hash, family_id, claims, expires_at, used_at, created_at) ' +
-    'select $5::text, family.id, $6::text, $7::text, null, $3::text from family returning family_id';
-  return (...row) => pool.query({ name: 'family', text, values: row });
+  return (...row) => pool.query({ name: 'family', text: POSTGRES_FAMILY_AND_TOKEN, values: row });
 }
 
 const write = await openWrite();
@@ -95,7 +89,7 @@ app.post('/v1/oauth2/token', async (request, reply) => {
     username,
     iso(now),
     iso(expiry),
-    createHash('sha256').update(refreshToken).digest('hex'),
+    hashToken(refreshToken),
     JSON.stringify(claims),
     iso(now + 30 * 86_400),
   );

@@ -36,11 +36,11 @@ const FAMILY_UNLESS_SIGNED_OUT = (id: string, account: string, createdAt: string
   `insert into token_families (id, account, revoked_at, created_at) select ${id}, ${account}, null, ${createdAt} ` +
   `where not exists (select 1 from account_sign_outs where account = ${account2} and signed_out_through >= ${expiry})`;
 /** SQLite: the family (anonymous parameters, the account given twice), then its first token. */
-const SQLITE_FAMILY = FAMILY_UNLESS_SIGNED_OUT('?', '?', '?', '?', '?');
-const SQLITE_FIRST_TOKEN =
+export const SQLITE_FAMILY = FAMILY_UNLESS_SIGNED_OUT('?', '?', '?', '?', '?');
+export const SQLITE_FIRST_TOKEN =
   'insert into refresh_tokens (token_hash, family_id, claims, expires_at, used_at, created_at) values (?, ?, ?, ?, null, ?)';
 /** PostgreSQL: both in one statement, the family inserted in a `WITH` (parameters 5–7: hash, claims, expiry). */
-const POSTGRES_FAMILY_AND_TOKEN =
+export const POSTGRES_FAMILY_AND_TOKEN =
   `with family as (${FAMILY_UNLESS_SIGNED_OUT('$1::text', '$2::text', '$3::text', '$2::text', '$4::text')} returning id) ` +
   'insert into refresh_tokens (token_hash, family_id, claims, expires_at, used_at, created_at) ' +
   'select $5::text, family.id, $6::text, $7::text, null, $3::text from family returning family_id';

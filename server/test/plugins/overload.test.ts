@@ -14,6 +14,17 @@ import { signIn, type TestApp, testApp } from '../support/app.js';
 import { largestMovement } from '../support/largest-records.js';
 import { me } from '../support/signers.js';
 
+/** The refusal of `GET /v1/platforms` once the app refuses it (within 5 s, asking every `interval` ms). */
+const refusedSoon = (app: Awaited<ReturnType<typeof buildApp>>, interval: number) =>
+  vi.waitFor(
+    async () => {
+      const answer = await app.inject({ url: '/v1/platforms' });
+      expect(answer.statusCode).toBe(503);
+      return answer;
+    },
+    { timeout: 5000, interval },
+  );
+
 describe('an overloaded instance', () => {
   let t: TestApp;
   beforeAll(async () => {
@@ -33,15 +44,8 @@ describe('an overloaded instance', () => {
       { store: t.store },
     );
     try {
-      // The bounds are sampled once a second.
-      const refused = await vi.waitFor(
-        async () => {
-          const answer = await app.inject({ url: '/v1/platforms' });
-          expect(answer.statusCode).toBe(503);
-          return answer;
-        },
-        { timeout: 5000, interval: 100 },
-      );
+      // The heap held is read at start and after each full collection.
+      const refused = await refusedSoon(app, 100);
       expect(refused.json()).toEqual({ errors: [{ code: 11202, message: expect.any(String) }] });
       expect(refused.headers['retry-after']).toBe('5');
       expect(refused.headers['x-request-id']).toBeDefined();
@@ -74,14 +78,8 @@ describe('an instance whose event loop lags, with the lag check asked for', () =
       while (Date.now() < until) {
         // busy
       }
-      const refused = await vi.waitFor(
-        async () => {
-          const answer = await app.inject({ url: '/v1/platforms' });
-          expect(answer.statusCode).toBe(503);
-          return answer;
-        },
-        { timeout: 5000, interval: 50 },
-      );
+      // The lag is sampled once a second.
+      const refused = await refusedSoon(app, 50);
       expect(refused.json()).toEqual({ errors: [{ code: 11202, message: expect.any(String) }] });
       expect((await app.inject({ url: '/health/live' })).statusCode).toBe(200);
       const metrics = await app.inject({ url: '/metrics' });
