@@ -24,7 +24,7 @@ export const { values: options } = parseArgs({
     connections: { type: 'string', default: '10' },
     'wait-idle': { type: 'string', default: '0' },
     // The server runs as `npm start` runs it (see docs/deployment.md: the heap cap keeps RSS bounded).
-    'server-node-args': { type: 'string', default: '--max-old-space-size=160' },
+    'server-node-args': { type: 'string', default: '--max-old-space-size=160 --max-semi-space-size=16' },
     seed: { type: 'string', default: 'exchange-gateway-bench-v1' },
     rounds: { type: 'string' },
     'round-seconds': { type: 'string' },

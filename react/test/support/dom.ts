@@ -8,12 +8,9 @@ import { afterAll } from 'vitest';
 
 const window = new Window({ url: 'http://localhost/' });
 // react-dom reads navigator.userAgent; happy-dom's has no Web Locks, so the client locks within this realm.
-Object.assign(globalThis, {
-  window,
-  document: window.document,
-  navigator: window.navigator,
-  IS_REACT_ACT_ENVIRONMENT: true,
-});
+// Node 21+ has a global navigator of its own, a getter: defined over, not assigned.
+Object.assign(globalThis, { window, document: window.document, IS_REACT_ACT_ENVIRONMENT: true });
+Object.defineProperty(globalThis, 'navigator', { value: window.navigator, configurable: true, writable: true });
 
 afterAll(async () => {
   await window.happyDOM.close();

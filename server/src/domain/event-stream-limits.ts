@@ -5,8 +5,8 @@
  * answering everything else instead of running out of heap (one process died at 8,000 streams under a
  * 160 MB heap before these limits).
  */
-import { getHeapStatistics } from 'node:v8';
 import { ApiError } from '../errors.js';
+import { oldGenerationLimit } from '../lib/heap.js';
 
 /**
  * What one open stream costs the heap, with a margin: measured at 16 KiB of heap kept (after a full
@@ -21,7 +21,7 @@ export const STREAMS_HEAP_SHARE = 0.5;
 const RETRY_AFTER_SECONDS = 10;
 
 /** The default limit of open streams for a heap of `heapLimitBytes` (this process's own by default). */
-export function streamsForHeap(heapLimitBytes = getHeapStatistics().heap_size_limit): number {
+export function streamsForHeap(heapLimitBytes = oldGenerationLimit()): number {
   return Math.max(1, Math.floor((heapLimitBytes * STREAMS_HEAP_SHARE) / HEAP_PER_STREAM_BYTES));
 }
 

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isIPv4, isIPv6 } from 'node:net';
-import { getHeapStatistics } from 'node:v8';
+import { oldGenerationLimit } from './heap.js';
 
 /** The open-file limit assumed where the process's own cannot be read (no /proc): a common soft default. */
 const ASSUMED_OPEN_FILES = 1024;
@@ -52,7 +52,7 @@ export function connectionsForOpenFiles(openFiles: number): number {
 }
 
 /** The connections a heap of `heapLimitBytes` holds beside the rest of the work (this process's by default). */
-export function connectionsForHeap(heapLimitBytes = getHeapStatistics().heap_size_limit): number {
+export function connectionsForHeap(heapLimitBytes = oldGenerationLimit()): number {
   return Math.max(1, Math.floor((heapLimitBytes * CONNECTIONS_HEAP_SHARE) / HEAP_PER_CONNECTION_BYTES));
 }
 
@@ -65,7 +65,7 @@ export function connectionLimits(
   config: { connectionsPerAddress: number; connectionsPerInstance: number; trustProxyHops: number },
   process: { openFiles: number | null; heapLimitBytes: number } = {
     openFiles: openFileLimit(),
-    heapLimitBytes: getHeapStatistics().heap_size_limit,
+    heapLimitBytes: oldGenerationLimit(),
   },
 ): ConnectionLimits {
   const derived = () =>

@@ -9,13 +9,31 @@
  * Node has no call that gives the old generation's limit, so it is read from the flags V8 was given (Node's
  * command line after NODE_OPTIONS, the last of each flag winning, as Node applies them): the limit
  * `--max-old-space-size` gives, or else `heap_size_limit` less three semi-spaces of `--max-semi-space-size`
- * or V8's default (16 MiB on 64 bits).
+ * or the running V8's default, which changed between Node's lines (measured on 64-bit Linux: 16 MiB on
+ * Node 20 and 22, 64 MiB on Node 24, 32 MiB on Node 26). `npm start` and the deployment guide give
+ * `--max-semi-space-size=16` so that a heap cap means the same on every line: under Node 24's default a
+ * 160 MiB old generation came with a 192 MiB young one, and half of the runs collected the old generation
+ * back to back at a tenth of the usual speed.
  */
 import { getHeapStatistics } from 'node:v8';
 
 const MIB = 1024 * 1024;
-/** V8's largest semi-space by default, on 64-bit platforms (Node 20's V8 11: `kMaxSemiSpaceSize`). */
-const DEFAULT_SEMI_SPACE_MIB = 16;
+/**
+ * V8's largest semi-space by default on 64-bit platforms, by V8's major version (Node 20: 11, 22: 12, 24: 13,
+ * 26: 14), each read off `heap_size_limit` with and without `--max-semi-space-size`; a newer V8 is taken
+ * to keep the latest known default (server/test/lib/heap.test.ts checks the running one).
+ */
+const DEFAULT_SEMI_SPACE_MIB_BY_V8: ReadonlyArray<readonly [major: number, mib: number]> = [
+  [14, 32],
+  [13, 64],
+  [0, 16],
+];
+
+/** The running V8's default largest semi-space (MiB), for its version `v8Version`. */
+export function defaultSemiSpaceMib(v8Version: string = process.versions.v8): number {
+  const major = Number.parseInt(v8Version, 10);
+  return (DEFAULT_SEMI_SPACE_MIB_BY_V8.find(([since]) => major >= since) ?? [0, 16])[1];
+}
 /** The young generation is two semi-spaces and a large-object space of one semi-space's size. */
 const SEMI_SPACES_IN_YOUNG_GENERATION = 3;
 
@@ -47,7 +65,7 @@ export function oldGenerationLimit(
 ): number {
   const oldSpace = flagMib(flags, 'max-old-space-size');
   if (oldSpace !== undefined && oldSpace > 0) return Math.min(oldSpace * MIB, heapSizeLimit);
-  const semiSpace = flagMib(flags, 'max-semi-space-size') || DEFAULT_SEMI_SPACE_MIB;
+  const semiSpace = flagMib(flags, 'max-semi-space-size') || defaultSemiSpaceMib();
   const young = SEMI_SPACES_IN_YOUNG_GENERATION * semiSpace * MIB;
   // A heap too small to hold the young generation's whole default (never seen): the whole limit.
   return heapSizeLimit > young ? heapSizeLimit - young : heapSizeLimit;

@@ -7,7 +7,7 @@
  * rolled back by redeploying. A drop, a rename or a narrowing comes in a later release, once no instance of
  * the old shape is left (docs/deployment.md, "Upgrades and rollbacks"; test/store/expand-only.test.ts).
  */
-import type { Migration } from 'kysely';
+import type { Migration } from 'kysely/migration';
 import { initial } from './migrations/0001-catalogue-and-feeds.js';
 import { accounts } from './migrations/0002-accounts-and-tokens.js';
 import { catalogueVersion } from './migrations/0003-catalogue-version.js';

@@ -3,7 +3,8 @@
  * database a newer release migrated (`DatabaseAhead`) is left as it is and served on, one whose record fits
  * no order of releases (`MigrationMismatch`) is refused in a sentence of ours, not Kysely's.
  */
-import { type Kysely, type MigrationProvider, Migrator } from 'kysely';
+import type { Kysely } from 'kysely';
+import { type MigrationProvider, Migrator } from 'kysely/migration';
 import { migrations } from './migrations.js';
 import type { MigrationState } from './schema.js';
 

@@ -1,5 +1,5 @@
 /** POST /v1/oauth2/token and the bearer check, end to end in-process. */
-import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
 import { MAX_LIFETIME_SECONDS } from '@gateway/ledger';
 import bs58 from 'bs58';
 import { jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
@@ -459,8 +459,7 @@ describe('the token endpoint rate limit', () => {
 
 describe('signing key rotation by key id', () => {
   it('accepts tokens of the previous key while it is listed, and refuses them once it is not', async () => {
-    const pem = (key: ReturnType<typeof generateKeyPairSync>['privateKey']) =>
-      key.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const pem = (key: KeyObject) => key.export({ type: 'pkcs8', format: 'pem' }).toString();
     const a = generateKeyPairSync('ed25519');
     const b = generateKeyPairSync('ed25519');
     const t = await testApp('sqlite', { demo: true, config: { tokenSigningKey: pem(a.privateKey) } });

@@ -2,7 +2,8 @@
  * A test store's migrations run one at a time, as an upgrade from an earlier release runs them: for the
  * tests of the migrations themselves and of what an upgrade does to the previous release's data.
  */
-import { type Kysely, Migrator, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import { migrations } from '../../src/store/migrations.js';
 import type { TestStore } from './databases.js';
 

@@ -1,4 +1,5 @@
-import type { Kysely, Migration } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
 
 /**
  * Accounts and tokens: deposit and withdrawal addresses, sign-ins (token families) and their refresh tokens.

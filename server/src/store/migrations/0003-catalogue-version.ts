@@ -1,4 +1,5 @@
-import type { Kysely, Migration } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Migration } from 'kysely/migration';
 
 /** The catalogue's version: every catalogue load bumps it, so instances know when to reload their snapshot. */
 export const catalogueVersion: Migration = {

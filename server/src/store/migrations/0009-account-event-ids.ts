@@ -17,7 +17,8 @@
  *   any account's own id: an upgraded instance answers it with a `reset` instead of reading it as one of
  *   the account's ids, and such an instance answers the new ids with a `reset` too (below its pruned mark).
  */
-import { type Kysely, type Migration, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { Migration } from 'kysely/migration';
 import { isPostgres } from '../rows.js';
 
 /** Where the server-wide count goes on from after the upgrade: above any account's own id. */
