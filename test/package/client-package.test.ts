@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchChromium } from '../src/chromium.js';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
 import { freePort, type RunningPrism, startPrism } from '../src/prism.js';
-import { CI, registryProblem } from './registry.js';
+import { CI, cleanEnv, registryProblem } from './registry.js';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,12 +30,6 @@ const LOCKED = JSON.parse(readFileSync(path.join(ROOT, 'package-lock.json'), 'ut
 const locked = (name: string) => `${name}@${LOCKED[`node_modules/${name}`]?.version ?? 'latest'}`;
 /** The browser bundle's budget, gzipped. */
 const BUNDLE_BUDGET = 40 * 1024;
-
-/** The environment without what `npm test` sets for its own workspace (npm_config_*, npm_package_*, …). */
-const cleanEnv = (extra: Record<string, string> = {}) => ({
-  ...Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) && key !== 'INIT_CWD')),
-  ...extra,
-});
 
 const timings: string[] = [];
 async function step<T>(name: string, action: () => Promise<T>): Promise<T> {

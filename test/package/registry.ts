@@ -31,5 +31,23 @@ export function registryProblem(env: NodeJS.ProcessEnv = process.env): Promise<s
   });
 }
 
+/**
+ * npm's settings that say where the user's own configuration lives: kept when the rest of `npm test`'s
+ * npm_* variables are dropped, because the npm run under the project's pinned Node would otherwise look for
+ * its global npmrc under that Node's folder (node_modules/node) and miss the machine's (its registry,
+ * proxy and certificates: a registry behind a TLS proxy then fails with "self-signed certificate").
+ */
+const USER_NPM_SETTINGS = new Set(['npm_config_globalconfig', 'npm_config_userconfig']);
+
+/** The environment without what `npm test` sets for its own workspace (npm_config_*, npm_package_*, …). */
+export const cleanEnv = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
+  ...Object.fromEntries(
+    Object.entries(process.env).filter(
+      ([key]) => (!/^npm_/i.test(key) || USER_NPM_SETTINGS.has(key.toLowerCase())) && key !== 'INIT_CWD',
+    ),
+  ),
+  ...extra,
+});
+
 /** Whether CI is set (CI=true, as .ci/run sets it): a missing service then fails the run instead of skipping. */
 export const CI = !['', '0', 'false'].includes(process.env.CI ?? '');
