@@ -11,6 +11,7 @@ export default defineConfig({
       'package/**/*.test.ts',
       'compat/**/*.test.ts',
       'scripts/**/*.test.ts',
+      'smoke/**/*.test.ts',
     ],
     // The builds under test brought up to date (src/fresh-build.ts), PostgreSQL (found or started:
     // TEST_DATABASE_URL), then Redis and Chromium (found or skipped), then Prism.

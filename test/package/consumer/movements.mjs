@@ -1,4 +1,4 @@
-// Node 20+: sign in with a seed phrase and page through the account's movements.
+// Node 22+: sign in with a seed phrase and page through the account's movements.
 //   GATEWAY_URL=http://127.0.0.1:3000 node movements.mjs
 import { createGatewayClient, signerFromSeed } from '@gateway/client';
 
