@@ -15,7 +15,14 @@ export function standbyServer(root, dataDir) {
   const cli = path.join(root, 'server/dist/cli.js');
   return spawn(
     process.execPath,
-    ['--max-old-space-size=160', '--max-semi-space-size=16', path.join(root, 'scripts/dev-standby.mjs'), cli, 'serve', '--demo'],
+    [
+      '--max-old-space-size=160',
+      '--max-semi-space-size=16',
+      path.join(root, 'scripts/dev-standby.mjs'),
+      cli,
+      'serve',
+      '--demo',
+    ],
     {
       cwd: root,
       stdio: ['inherit', 'inherit', 'inherit', 'pipe'],

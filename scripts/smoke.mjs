@@ -50,10 +50,10 @@ function runJob(node, job) {
 
 let failed = 0;
 const rows = [];
-for (const { line, version } of lines) {
+for (const { version } of lines) {
   let node;
   try {
-    node = nodeBinary(version, (line) => console.log(`smoke: ${line}`));
+    node = nodeBinary(version, (text) => console.log(`smoke: ${text}`));
   } catch (error) {
     console.error(`smoke: Node ${version} could not be installed: ${error.message}`);
     failed++;
