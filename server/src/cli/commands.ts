@@ -71,6 +71,27 @@ export const COMMANDS: Command[] = [
     details: 'Exits 3 when the database does not answer.',
   },
   {
+    name: 'backup',
+    args: 'FILE',
+    description: 'copy the embedded database into a new FILE while it serves',
+    options: {},
+    details:
+      'The copy is the database as of one moment (VACUUM INTO from a read-only connection), made while a server\n' +
+      'reads and writes; it is checked (integrity_check) before it takes its name, and an existing FILE is never\n' +
+      'overwritten. The signing key and secrets are in DATA_DIR/secrets.json (or the environment): keep them too.\n' +
+      'On PostgreSQL it exits 2: use pg_dump or continuous archiving (docs/deployment.md, "Backups").',
+  },
+  {
+    name: 'restore',
+    args: 'FILE',
+    description: 'put a backup in place of the embedded database (nothing may have it open)',
+    options: {},
+    details:
+      'FILE is checked first (integrity_check, a gateway database). The database must not be open: a serving\n' +
+      'instance or an import makes it exit 1, changing nothing. Run `gateway migrate` after restoring a backup\n' +
+      'of an older release. On PostgreSQL it exits 2 (pg_restore).',
+  },
+  {
     name: 'catalogue load',
     args: 'FILE',
     description: 'load platforms, currencies, terms and staking yields (YAML or JSON)',

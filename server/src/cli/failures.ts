@@ -1,6 +1,7 @@
 /** The one sentence an error of a command becomes, and its exit code. */
 import { ConfigError } from '../config.js';
 import { CatalogueError } from '../domain/catalogue.js';
+import { BackupError } from '../operator/backup.js';
 import { DatabaseGone } from '../operator/database-wait.js';
 import { ImportError } from '../operator/feed-import.js';
 import { ImportConflict, StreamRefusal } from '../operator/stream-refusals.js';
@@ -16,7 +17,8 @@ const invalidInput = (error: unknown): error is Error =>
   error instanceof CatalogueConflict ||
   error instanceof ImportError ||
   error instanceof ImportConflict ||
-  error instanceof StreamRefusal;
+  error instanceof StreamRefusal ||
+  error instanceof BackupError;
 
 /** Input of `file` refused: the message names the file. */
 class FileInputError extends Error {

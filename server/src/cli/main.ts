@@ -6,6 +6,7 @@
  * loaded by ../cli.ts once the Node line is known to be supported.
  */
 import { parseArgs } from 'node:util';
+import { backupCommand, restoreCommand } from './backup.js';
 import { COMMANDS, find } from './commands.js';
 import { catalogueLoadCommand, migrateCommand, statusCommand } from './database.js';
 import { explain } from './failures.js';
@@ -70,6 +71,10 @@ async function main(argv: string[]): Promise<number> {
       return statusCommand(values.json === true);
     case 'catalogue load':
       return catalogueLoadCommand(argument);
+    case 'backup':
+      return backupCommand(argument);
+    case 'restore':
+      return restoreCommand(argument);
     case 'movements import':
     case 'trades import':
       return importCommand(
