@@ -25,6 +25,7 @@ import { docs } from './plugins/docs.js';
 import { negotiation } from './plugins/negotiation.js';
 import { observability, returnRequestIds } from './plugins/observability.js';
 import { overload } from './plugins/overload.js';
+import { protocolRules } from './plugins/protocol-rules.js';
 import { rateLimits } from './plugins/rate-limit.js';
 import { securityHeaders } from './plugins/security-headers.js';
 import { routeResolver } from './routes.js';
@@ -75,7 +76,14 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   for (const created of appCreated) created(app);
   if (options.tracing) await options.tracing.instrument(app);
 
-  const store = options.store ?? openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  const store =
+    options.store ??
+    openStore(config.databaseUrl, {
+      poolSize: config.databasePoolSize,
+      poolMode: config.databasePoolMode,
+      directUrl: config.databaseDirectUrl,
+      notice: (message) => app.log.warn(message),
+    });
   if (!options.store) app.addHook('onClose', () => store.close());
   const retry = databaseRetry({
     waitMs: options.databaseWaitMs ?? 0,
@@ -119,6 +127,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   securityHeaders(app);
   // Before any other work: a request refused for overload costs next to nothing.
   await overload(app, config, services.metrics);
+  protocolRules(app);
   negotiation(app);
   await app.register(formbody, { bodyLimit: BODY_LIMIT });
   await corsFor(app, config.corsOrigins, { localDevelopment: options.localDevelopmentOrigins });

@@ -49,6 +49,18 @@ const settings = {
   proxySeed: { type: 'string', default: '' },
   /** Secret that authenticates page cursors (hex, at least 32 bytes); generated into dataDir when empty (embedded only). */
   cursorSecret: { type: 'string', pattern: '^([0-9a-fA-F]{64,})?$', default: '' },
+  /**
+   * How DATABASE_URL reaches PostgreSQL: `session`, directly (or through a pooler in session mode), or
+   * `transaction`, through a transaction-mode pooler (PgBouncer's `pool_mode = transaction`, a managed
+   * service's pooler), where a connection is the instance's for one transaction only: no statement is
+   * prepared by name, and what needs a session of its own (LISTEN) takes DATABASE_DIRECT_URL.
+   */
+  databasePoolMode: { type: 'string', enum: ['session', 'transaction'], default: 'session' },
+  /**
+   * A direct connection to the same PostgreSQL database, past the pooler: what a transaction pooler cannot
+   * carry (LISTEN for events and revocations across instances, migrations). Empty: DATABASE_URL.
+   */
+  databaseDirectUrl: { type: 'string', pattern: '^(postgres(ql)?://.+)?$', default: '' },
   /** Maximum PostgreSQL connections per instance. */
   databasePoolSize: { type: 'integer', minimum: 1, maximum: 200, default: 10 },
   /** Seconds `serve` and `migrate` wait at start for a database that does not answer yet; 0: exit 3 at once. */

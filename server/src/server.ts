@@ -4,8 +4,23 @@ import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { serveMetrics } from './metrics-server.js';
 import { loadDemoIfEmpty } from './operator/commands.js';
-import { openStore } from './store/store.js';
+import { isPostgresUrl, openStore } from './store/store.js';
 import type { Tracing } from './tracing.js';
+
+/**
+ * What does not work behind a transaction pooler without a direct connection, in one sentence; null when
+ * nothing is missing.
+ */
+export function unheardWithoutDirectUrl(config: Config): string | null {
+  if (!isPostgresUrl(config.databaseUrl) || config.databasePoolMode !== 'transaction' || config.databaseDirectUrl) {
+    return null;
+  }
+  return (
+    'DATABASE_POOL_MODE=transaction without DATABASE_DIRECT_URL: this instance cannot LISTEN through the pooler, ' +
+    'so event streams receive only the movements imported through this instance, and revocations made on other ' +
+    "instances are not seen here until their access tokens expire; set DATABASE_DIRECT_URL to the database's own address"
+  );
+}
 
 /** Connections the kernel keeps waiting to be accepted (listen(2)'s backlog). */
 const LISTEN_BACKLOG = 4096;
@@ -14,7 +29,13 @@ export async function startServer(
   config: Config,
   options: { demo?: boolean; tracing?: Tracing | null } = {},
 ): Promise<FastifyInstance> {
-  const store = openStore(config.databaseUrl, { poolSize: config.databasePoolSize });
+  let notice = (message: string): void => void process.stderr.write(`${message}\n`);
+  const store = openStore(config.databaseUrl, {
+    poolSize: config.databasePoolSize,
+    poolMode: config.databasePoolMode,
+    directUrl: config.databaseDirectUrl,
+    notice: (message) => notice(message),
+  });
   const tracing = options.tracing ?? null;
   // Demo mode (`npm start`): a frontend's dev server on another local port may call it (CORS).
   const app = await buildApp(config, {
@@ -25,6 +46,9 @@ export async function startServer(
     tracing,
   });
   app.addHook('onClose', () => store.close());
+  notice = (message) => app.log.warn(message);
+  const unheard = unheardWithoutDirectUrl(config);
+  if (unheard) app.log.warn(unheard);
   if (options.demo && (await loadDemoIfEmpty(store, config.chainId))) {
     app.log.info('empty database: loaded the demo exchange (catalogue, movements and trades of the demo account)');
   }

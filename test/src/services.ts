@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import type { TestProject } from 'vitest/node';
 import { redisProblem } from '../../server/test/support/redis.js';
 import { CHROMIUM } from './chromium.js';
+import { PGBOUNCER, pgbouncerProblem } from './pgbouncer.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -14,6 +15,8 @@ declare module 'vitest' {
     redisUrl: string;
     /** Whether Chromium starts. */
     chromium: boolean;
+    /** Whether PgBouncer starts (src/pgbouncer.ts). */
+    pgbouncer: boolean;
   }
 }
 
@@ -51,6 +54,15 @@ export default async function setup(project: TestProject) {
       enable: "install Debian's chromium package (apt-get install chromium), or set CHROMIUM_PATH",
     });
   }
+  const pgbouncer = pgbouncerProblem();
+  if (pgbouncer !== null) {
+    missing.push({
+      service: 'PgBouncer',
+      skipped: 'the suite of instances behind a transaction pooler (cluster/pooler.test.ts)',
+      why: `${PGBOUNCER} does not run (${pgbouncer})`,
+      enable: "install Debian's pgbouncer package (apt-get install pgbouncer), or set PGBOUNCER_PATH",
+    });
+  }
   if (CI && missing.length > 0) {
     const list = missing.map((m) => `\n  ${m.service}: ${m.why}; ${m.enable}`).join('');
     throw new Error(`CI is set, so every service the tests use is required; missing:${list}`);
@@ -58,4 +70,5 @@ export default async function setup(project: TestProject) {
   for (const m of missing) console.log(`Skipped ${m.skipped}: ${m.why}; to enable, ${m.enable}.`);
   project.provide('redisUrl', redis === null ? REDIS_URL : '');
   project.provide('chromium', chromium === null);
+  project.provide('pgbouncer', pgbouncer === null);
 }

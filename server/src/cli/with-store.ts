@@ -24,7 +24,11 @@ export async function withStore<T>(
   migrateFirst = true,
   retry?: DatabaseRetry,
 ): Promise<T> {
-  const store = openStore(config.databaseUrl, { poolSize: 2 });
+  // An operator's command takes the direct connection when there is one (migrations, the imports' long
+  // transactions), else DATABASE_URL as it is configured.
+  const store = config.databaseDirectUrl
+    ? openStore(config.databaseDirectUrl, { poolSize: 2 })
+    : openStore(config.databaseUrl, { poolSize: 2, poolMode: config.databasePoolMode });
   try {
     if (migrateFirst) {
       const migrate = () =>

@@ -2,6 +2,7 @@
  * Opens the store: SQLite (better-sqlite3, a file, the embedded default) or PostgreSQL when the URL is a
  * postgres URL. The same Kysely queries and migrations serve both.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
@@ -25,7 +26,29 @@ export function sqlitePath(url: string): string {
   return bare === ':memory:' ? bare : path.resolve(bare);
 }
 
-export function openStore(url: string, options: { poolSize?: number; schema?: string } = {}): Store {
+export interface StoreOptions {
+  poolSize?: number;
+  /** PostgreSQL: the schema to work in (tests), set at connect as the search path. */
+  schema?: string;
+  /**
+   * PostgreSQL: `transaction` when `url` is a transaction-mode pooler: no statement is prepared by name and
+   * LISTEN goes to `directUrl` (none without it).
+   */
+  poolMode?: 'session' | 'transaction';
+  /** PostgreSQL: a direct connection to the same database, for LISTEN (default: `url` in session mode). */
+  directUrl?: string;
+  /** Told, once, what the store found out about its connection that the operator should know. */
+  notice?: (message: string) => void;
+}
+
+/**
+ * A named statement refused because its connection is not the one it was prepared on (or another client's
+ * statement of that name is there): `url` is a transaction pooler. Nothing ran, so the query may run again.
+ */
+const poolerRefusal = (error: unknown) =>
+  ['26000', '42P05'].includes(String((error as { code?: unknown } | null)?.code ?? ''));
+
+export function openStore(url: string, options: StoreOptions = {}): Store {
   if (isPostgresUrl(url)) {
     if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema))
       throw new Error('bad schema name');
@@ -43,17 +66,31 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const statementName = statementNames();
+    const unnamed = () => undefined;
+    let statementName: (source: string) => string | undefined =
+      options.poolMode === 'transaction' ? unnamed : statementNames();
+    const listenUrl = options.directUrl || (options.poolMode === 'transaction' ? undefined : url);
     return storeOf(
       db,
       'postgres',
       async (query) => {
-        const result = await pool.query({
-          text: query.sql,
-          values: query.parameters as unknown[],
-          rowMode: 'array',
-          name: statementName(query.sql),
-        });
+        const run = (name: string | undefined) =>
+          pool.query({ text: query.sql, values: query.parameters as unknown[], rowMode: 'array', name });
+        const name = statementName(query.sql);
+        let result: pg.QueryResult;
+        try {
+          result = await run(name);
+        } catch (error) {
+          if (name === undefined || !poolerRefusal(error)) throw error;
+          // A transaction pooler in front, configured as a direct connection: unnamed from now on.
+          if (statementName !== unnamed) {
+            statementName = unnamed;
+            options.notice?.(
+              `DATABASE_URL refused a named prepared statement (${(error as Error).message}): it is a transaction pooler; this instance goes on with unnamed statements (set DATABASE_POOL_MODE=transaction and DATABASE_DIRECT_URL, docs/deployment.md)`,
+            );
+          }
+          result = await run(undefined);
+        }
         return (result.rows as unknown[][]).map((row) => row[0]);
       },
       async (statements) => {
@@ -81,15 +118,18 @@ export function openStore(url: string, options: { poolSize?: number; schema?: st
       },
       () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       (topic, on) =>
-        listenPostgres(
-          {
-            connectionString: url,
-            connectionTimeoutMillis: 5000,
-            ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
-          },
-          topic,
-          on,
-        ),
+        listenUrl === undefined
+          ? // Behind a transaction pooler with no direct connection: nobody listens (server.ts says so at start).
+            { ready: Promise.resolve(), up: false, close: async () => {} }
+          : listenPostgres(
+              {
+                connectionString: listenUrl,
+                connectionTimeoutMillis: 5000,
+                ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+              },
+              topic,
+              on,
+            ),
       options.schema,
     );
   }
@@ -150,7 +190,10 @@ export function statementNames(size = 100): (source: string) => string | undefin
   return (source) => {
     let name = names.get(source);
     if (name === undefined && names.size < size) {
-      name = `gateway_page_${names.size + 1}`;
+      // Named after the text itself, so that a name means one text in every instance and release: through
+      // a transaction pooler, where another client's statement of that name may be on the connection, a
+      // mix-up is refused by the database (26000, 42P05) instead of running another statement.
+      name = `gateway_${createHash('sha256').update(source).digest('hex').slice(0, 32)}`;
       names.set(source, name);
     }
     return name;

@@ -12,6 +12,9 @@ import { statementNames } from '../../src/store/store.js';
 import { listTrades } from '../../src/store/trades.js';
 import { createTestStore, DATABASES, type TestStore } from '../support/databases.js';
 
+/** How the store names a prepared statement: after a hash of its text. */
+const STATEMENT_NAME = /^gateway_[0-9a-f]{32}$/;
+
 const PAGE_BYTES = operationMeta.listMovements.pageBytes;
 const movementOf = (i: number): MovementRecord => ({
   id: `prepared-${String(i).padStart(2, '0')}`,
@@ -72,7 +75,7 @@ describe('page reads on PostgreSQL', () => {
     const first = await listMovements(t.store, query);
     const statements = await prepared();
     expect(statements).toHaveLength(1);
-    expect(statements[0]?.name).toBe('gateway_page_1');
+    expect(statements[0]?.name).toMatch(STATEMENT_NAME);
     expect(statements[0]?.statement).toMatch(/from "movements"/);
 
     // The same shape with other values, and the next page (another shape): one more statement, not two.
@@ -82,7 +85,7 @@ describe('page reads on PostgreSQL', () => {
     expect(next.documents.map((d) => JSON.parse(d).id)).toEqual(['prepared-03', 'prepared-02', 'prepared-01']);
     const other = await listMovements(t.store, { ...query, after: next.last ?? null });
     expect(other.documents.map((d) => JSON.parse(d).id)).toEqual(['prepared-00']);
-    expect((await prepared()).map((s) => s.name)).toEqual(['gateway_page_1', 'gateway_page_2']);
+    expect(await prepared()).toHaveLength(2);
 
     await listTrades(t.store, {
       address: 'nobody',
@@ -95,18 +98,19 @@ describe('page reads on PostgreSQL', () => {
       maxBytes: PAGE_BYTES,
       after: null,
     });
-    expect((await prepared()).map((s) => s.name)).toEqual(['gateway_page_1', 'gateway_page_2', 'gateway_page_3']);
+    expect(await prepared()).toHaveLength(3);
   });
 
-  it('names a bounded number of texts; the rest run unnamed and still answer', async () => {
+  it('names a bounded number of texts, each after its text (the same in every instance); the rest run unnamed and still answer', async () => {
     const name = statementNames(2);
-    expect([name('a'), name('b'), name('a'), name('c'), name('b')]).toEqual([
-      'gateway_page_1',
-      'gateway_page_2',
-      'gateway_page_1',
-      undefined,
-      'gateway_page_2',
-    ]);
+    const [a, b, a2, c, b2] = [name('a'), name('b'), name('a'), name('c'), name('b')];
+    expect(a).toMatch(STATEMENT_NAME);
+    expect(b).toMatch(STATEMENT_NAME);
+    expect([a2, c, b2]).toEqual([a, undefined, b]);
+    expect(a).not.toBe(b);
+    // Another instance (another store's names), texts met in another order: the same names.
+    const other = statementNames(2);
+    expect([other('b'), other('a')]).toEqual([b, a]);
     // Through the store: more distinct texts than it names (100) all answer.
     const before = (await prepared()).length;
     for (let i = 0; i < 105; i++) {
