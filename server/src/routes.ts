@@ -58,8 +58,39 @@ function assertFinite(request: FastifyRequest, names: readonly string[]): void {
   }
 }
 
-const isStreamed = (body: unknown) =>
+/** A body sent as it is written (a text/event-stream): a readable stream the response pipes. */
+interface StreamedBody {
+  readonly streamed: true;
+  destroy(): unknown;
+  once(event: 'close', listener: () => void): unknown;
+}
+
+const isStreamed = (body: unknown): body is StreamedBody =>
   typeof body === 'object' && body !== null && (body as { streamed?: unknown }).streamed === true;
+
+/**
+ * A streamed body lives only while it is an answer on its way to a connected client: it is destroyed (its
+ * `onClose` work runs, an event stream gives back its slot) as soon as its response closes, or its
+ * connection does, whichever comes first and whatever ended it (the client, a proxy, the server, a
+ * response that never reached the socket: a pipelined answer queued behind one the client does not read
+ * emits no `close` of its own). A HEAD's answer carries no body: the stream its GET would have opened is
+ * destroyed before the answer is written, so that the HEAD holds nothing (five HEADs once held an account's
+ * event streams, and their slots, until the access token expired).
+ */
+function endWithTheConnection(body: StreamedBody, request: FastifyRequest, reply: FastifyReply): void {
+  const socket = request.raw.socket;
+  if (request.method === 'HEAD' || reply.raw.destroyed || socket.destroyed) {
+    body.destroy();
+    return;
+  }
+  const end = () => body.destroy();
+  reply.raw.once('close', end);
+  socket.once('close', end);
+  body.once('close', () => {
+    reply.raw.off('close', end);
+    socket.off('close', end);
+  });
+}
 
 /**
  * Node keeps the header text of a response for as long as the response is open (`_header`, read only as
@@ -131,6 +162,7 @@ export function routeResolver({ handlers, publicContext, rateLimit }: RouteSetti
         // Objects through the response schema's serializer; a stream (text/event-stream) is piped as it is
         // written, and the client's going away destroys it.
         if (isStreamed(result.body)) {
+          endWithTheConnection(result.body, request, reply);
           // Node writes the header with the first chunk the pipe passes on (after this listener's turn).
           const response = reply.raw as unknown as { _header?: unknown };
           reply.raw.once('pipe', (source: NodeJS.ReadableStream) => {

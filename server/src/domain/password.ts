@@ -37,24 +37,28 @@ function decodeBase58(text: string, length: number): Uint8Array | null {
 }
 
 type Account =
-  | { kind: 'ledger'; publicKey: Uint8Array; address: string | null }
+  | { kind: 'ledger'; publicKey: Uint8Array }
   | { kind: 'ethereum'; ethAddress: Uint8Array; address: string };
 
 /**
- * The decoded key and ledger address of the usernames (by chain) that proved their key, oldest first: an
- * address is two hashes of the key (BLAKE2b and Keccak, in JavaScript) and the key a base58 decoding, about
- * 7% of a warm grant's CPU, the same every time the account signs in. Only proven keys are put in, so failed
- * attempts never push a real account's out; an entry is about 300 bytes.
+ * The ledger addresses of the usernames (by chain) that proved their key, oldest first: an address is two
+ * hashes of the key (BLAKE2b and Keccak, in JavaScript), most of the 7% of a warm grant's CPU that the key's
+ * decoding and its address took, the same every time the account signs in. It is looked up only once the
+ * signature is verified (the key is decoded every time, a few microseconds), so that a refusal does the same
+ * work for a key seen before as for one never seen: its time would tell that the key signed in here. Only
+ * proven keys are put in, so failed attempts never push a real account's out.
  */
 const KNOWN_ACCOUNTS = 10_000;
-const known = new Map<string, { publicKey: Uint8Array; address: string }>();
+const known = new Map<string, string>();
 
-function remember(id: string, publicKey: Uint8Array, chainId: ChainId): string {
+function ledgerAddress(id: string, publicKey: Uint8Array, chainId: ChainId): string {
+  const seen = known.get(id);
+  if (seen !== undefined) return seen;
   const address = addressFromPublicKey(publicKey, chainId);
   if (known.size >= KNOWN_ACCOUNTS) known.delete(known.keys().next().value as string);
   // A copy of the key, not the text it was made from: the username is a slice of the request's body, and a
   // slice keeps all of that text alive (about 220 bytes more an entry, 2 MB for a full map).
-  known.set(ownCopy(id), { publicKey, address });
+  known.set(ownCopy(id), address);
   return address;
 }
 
@@ -63,10 +67,8 @@ function accountOf(username: string, chainId: ChainId): Account {
     const ethAddress = parseEthAddress(username);
     if (ethAddress) return { kind: 'ethereum', ethAddress, address: addressFromEthAddress(ethAddress, chainId) };
   } else {
-    const seen = known.get(`${chainId}${username}`);
-    if (seen) return { kind: 'ledger', ...seen };
     const publicKey = decodeBase58(username, PUBLIC_KEY_LENGTH);
-    if (publicKey) return { kind: 'ledger', publicKey, address: null };
+    if (publicKey) return { kind: 'ledger', publicKey };
   }
   throw new ApiError('invalid_username');
 }
@@ -122,6 +124,6 @@ export function verifyPasswordGrant(grant: PasswordGrant, settings: TokenSetting
   const address =
     account.kind === 'ethereum'
       ? account.address
-      : (account.address ?? remember(`${settings.chainId}${grant.username}`, account.publicKey, settings.chainId));
+      : ledgerAddress(`${settings.chainId}${grant.username}`, account.publicKey, settings.chainId);
   return { address, expiry };
 }

@@ -9,13 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import type { Store } from '../store/store.js';
 import {
-  addRefreshToken,
   findRefreshToken,
   raiseSignedOutThrough,
   replaceRefreshToken,
   revokeTokenFamily,
   signInOfFamily,
   startTokenFamily,
+  supersedeRefreshTokens,
 } from '../store/token.js';
 import { familyOfAccessToken, signAccessToken } from './access-token.js';
 import { type PasswordGrant, verifyPasswordGrant } from './password.js';
@@ -69,8 +69,9 @@ export async function issueForPassword(
  * Presenting a spent token again more than `refreshReuseGraceSeconds` after it was spent revokes its whole
  * family (OAuth 2.0 Security BCP), including the pairs issued since; within the grace (a tab that read the
  * shared storage before another tab's new pair reached it, or two tabs at once) it gets a new pair of the
- * same family (`replayed`). A token presented with another client id is refused and left as it was: only
- * its own client can spend it.
+ * same family (`replayed`), and the token that was live until then (the branch it supersedes) is spent now:
+ * a sign-in has one live chain, so a superseded branch used again past the grace is a reuse like any other.
+ * A token presented with another client id is refused and left as it was: only its own client can spend it.
  */
 export async function issueForRefreshToken(
   store: Store,
@@ -94,11 +95,13 @@ export async function issueForRefreshToken(
     }
   }
   // Spent already: by a concurrent request (now), or before. Within the grace it is another tab that had not
-  // seen the new pair yet: it gets a pair of the same sign-in (which a revocation ends with the others).
+  // seen the new pair yet: it gets a pair of the same sign-in, and the pair the other tab holds is spent from
+  // now (the tabs share one storage, where the latest pair is read next). A thief who replays within the
+  // grace thus spends the owner's branch, and the owner's next refresh past the grace revokes the sign-in.
   const spentAt = stored.usedAt ?? iso(now);
   if (usable && settings.refreshReuseGraceSeconds > 0 && spentAt >= iso(now - settings.refreshReuseGraceSeconds)) {
     const refresh = newRefreshToken(settings, claims, stored.familyId, now);
-    if (await addRefreshToken(store, refresh.row)) {
+    if (await supersedeRefreshTokens(store, tokenHash, refresh.row)) {
       return { pair: pairOf(settings, claims, refresh, now + claims.lt, now), replayed: true };
     }
     // Revoked meanwhile.

@@ -1,13 +1,17 @@
 /**
  * Rate limits, applied where a route asks for one (the operations the spec marks `x-rate-limited`); over
- * the limit is a 429 in the error body. With REDIS_URL every instance counts against the same limits;
- * without it, or while that Redis is lost, each counts alone (with N instances, at most N times the limit).
+ * the limit is a 429 in the error body. A client is counted by its address as the connection caps count it
+ * (`addressKey`): an IPv6 address by its /64, which one host or one home is given whole, so that the
+ * addresses of one network share one count (200 addresses of one /64 once had 200 answers each). With
+ * REDIS_URL every instance counts against the same limits; without it, or while that Redis is lost, each
+ * counts alone (with N instances, at most N times the limit).
  */
 import { createRequire } from 'node:module';
 import rateLimit, { type FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { WindowCounter } from '../domain/withdrawal-limits.js';
+import { addressKey } from '../lib/connection-caps.js';
 import type { SharedLimits } from '../shared-limits.js';
 
 /** A count of requests by key in a window: what @fastify/rate-limit's stores do (its types omit two arguments). */
@@ -123,6 +127,7 @@ export async function rateLimits(app: FastifyInstance, sharedLimits: SharedLimit
   if (sharedLimits) await sharedLimits.started;
   await app.register(rateLimit, {
     global: false,
+    keyGenerator: (request) => addressKey(request.ip),
     ...(sharedLimits ? { store: fallbackStore(sharedLimits) as unknown as FastifyRateLimitStoreCtor } : {}),
     errorResponseBuilder: (_request, context) =>
       Object.assign(new Error('rate limited'), { statusCode: 429, ttl: context.ttl }),

@@ -1,8 +1,10 @@
 /**
  * Refresh-token families: a family per sign-in, its refresh tokens (by hash), their spending and revocation,
- * and each account's sign-outs (the latest signed expiry of a revoked sign-in).
+ * and each account's sign-outs (the latest signed expiry of a revoked sign-in). A family has one live
+ * (unspent) token at any time: every grant that stores a token spends the one before it, in one transaction
+ * taken on the family's row.
  */
-import { CompiledQuery, type Kysely } from 'kysely';
+import { CompiledQuery, type Kysely, sql } from 'kysely';
 import type { Database, Store } from './schema.js';
 
 /** A refresh token to store: its hash (never the token), the family, and the claims it reissues. */
@@ -104,10 +106,25 @@ export async function findRefreshToken(db: Kysely<Database>, tokenHash: string):
 }
 
 /**
+ * Takes the family's row for the rest of the transaction, unless it is revoked (then it changes no row):
+ * the grants of one family write one after the other. PostgreSQL's read-committed statements each see what
+ * committed before them, so a grant that waited here sees every token the one before it wrote. (The update
+ * leaves `revoked_at` null: the revocation trigger fires only on a change to not null.) On SQLite the
+ * transaction is alone in its process already.
+ */
+const takeFamily = (db: Kysely<Database>, familyId: string) =>
+  db
+    .updateTable('token_families')
+    .set({ revoked_at: null })
+    .where('id', '=', familyId)
+    .where('revoked_at', 'is', null)
+    .compile();
+
+/**
  * Spends a refresh token and stores its successor, together or not at all: true when this call spent it.
- * The conditional update decides between concurrent spenders (exactly one wins), and the family's state is
- * part of that one decision. A failure to store the successor leaves the token unspent, so its holder can
- * try again instead of having to sign in anew.
+ * The conditional update decides between concurrent spenders (exactly one wins), after the family is taken
+ * (a revoked family changes nothing). A failure to store the successor leaves the token unspent, so its
+ * holder can try again instead of having to sign in anew.
  */
 export async function replaceRefreshToken(
   store: Store,
@@ -116,41 +133,40 @@ export async function replaceRefreshToken(
 ): Promise<boolean> {
   const { db } = store;
   return store.allOrNothing([
+    takeFamily(db, successor.familyId),
     db
       .updateTable('refresh_tokens')
       .set({ used_at: successor.now })
       .where('token_hash', '=', tokenHash)
       .where('used_at', 'is', null)
-      .where('family_id', 'in', (eb) => eb.selectFrom('token_families').select('id').where('revoked_at', 'is', null))
       .compile(),
     insertRefreshToken(db, successor).compile(),
   ]);
 }
 
 /**
- * Stores another refresh token of a family, unless the family is revoked (then nothing is written): the
- * pair given for a spent token presented again within the reuse grace. True when it was stored.
+ * The pair given for a spent token presented again within the reuse grace, without a fork: the family's
+ * token that was live (the branch this one supersedes) is spent now, and `successor` becomes the one live
+ * token, together or not at all, and not at all when the family is revoked (false). `replayedHash` is the
+ * spent token presented: it is matched too, its spending time kept (`coalesce`), so that the update always
+ * changes a row even when nothing else is unspent.
  */
-export async function addRefreshToken(store: Store, token: RefreshTokenRow): Promise<boolean> {
-  const inserted = await store.db
-    .insertInto('refresh_tokens')
-    .columns(['token_hash', 'family_id', 'claims', 'expires_at', 'used_at', 'created_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('token_families')
-        .select([
-          eb.val(token.tokenHash).as('token_hash'),
-          'id',
-          eb.val(token.claims).as('claims'),
-          eb.val(token.expiresAt).as('expires_at'),
-          eb.val<string | null>(null).as('used_at'),
-          eb.val(token.now).as('created_at'),
-        ])
-        .where('id', '=', token.familyId)
-        .where('revoked_at', 'is', null),
-    )
-    .executeTakeFirst();
-  return Number(inserted.numInsertedOrUpdatedRows ?? 0) > 0;
+export async function supersedeRefreshTokens(
+  store: Store,
+  replayedHash: string,
+  successor: RefreshTokenRow,
+): Promise<boolean> {
+  const { db } = store;
+  return store.allOrNothing([
+    takeFamily(db, successor.familyId),
+    db
+      .updateTable('refresh_tokens')
+      .set({ used_at: sql<string>`coalesce(used_at, ${successor.now})` })
+      .where('family_id', '=', successor.familyId)
+      .where((eb) => eb.or([eb('used_at', 'is', null), eb('token_hash', '=', replayedHash)]))
+      .compile(),
+    insertRefreshToken(db, successor).compile(),
+  ]);
 }
 
 /**

@@ -1,12 +1,14 @@
 /**
  * A spent refresh token presented again. Within the reuse grace (REFRESH_REUSE_GRACE_SECONDS, 30 s by
  * default) it is a tab that read the shared storage before another tab's new pair reached it: a new pair of
- * the same sign-in. Past the grace, or with a grace of 0, it is a theft: the sign-in is revoked, the pairs
- * issued since included. Nothing brings a revoked sign-in back. Both databases, two instances, the clock
- * moved by the test.
+ * the same sign-in, which supersedes the live one (a sign-in has one live refresh token: the branch
+ * superseded is spent from then on, and a reuse past the grace like any other). Past the grace, or with a
+ * grace of 0, it is a theft: the sign-in is revoked, the pairs issued since included. Nothing brings a
+ * revoked sign-in back. Both databases, two instances, the clock moved by the test.
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken } from '../../src/domain/refresh-token.js';
 import { codeOf, postToken, signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';
 import { refusingRefreshTokens } from '../support/refusing.js';
@@ -26,6 +28,20 @@ const revoke = (app: FastifyInstance, token: string) =>
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
     payload: new URLSearchParams({ token }).toString(),
   });
+
+/** Whether the store holds each pair's refresh token unspent. */
+async function unspentOf(t: TestApp, pairs: readonly Pair[]): Promise<boolean[]> {
+  return Promise.all(
+    pairs.map(async (pair) => {
+      const row = await t.store.db
+        .selectFrom('refresh_tokens')
+        .select('used_at')
+        .where('token_hash', '=', hashToken(pair.refresh_token))
+        .executeTakeFirstOrThrow();
+      return row.used_at === null;
+    }),
+  );
+}
 
 async function pairOf(response: Awaited<ReturnType<typeof refresh>>): Promise<Pair> {
   expect(response.statusCode, response.body).toBe(200);
@@ -52,7 +68,7 @@ describe.each(DATABASES)('refresh token replays on %s', (kind) => {
     expect(t.config.refreshReuseGraceSeconds).toBe(GRACE);
   });
 
-  it('within the grace, a spent token gets a new pair of the same sign-in; every pair works', async () => {
+  it('within the grace, a spent token gets a new pair of the same sign-in; every pair works, the last one alone refreshes past the grace', async () => {
     const first = await signIn(t.app, newLedgerUser(), seconds() + 3600);
     const rotated = await pairOf(await refresh(t.app, first.refresh_token));
     // Another tab, at once and at the grace's last second, through the other instance too.
@@ -65,10 +81,55 @@ describe.each(DATABASES)('refresh token replays on %s', (kind) => {
     for (const pair of [rotated, replayed, late]) {
       expect((await movements(other, pair.access_token)).statusCode).toBe(200);
     }
-    // Each refresh token of them refreshes in turn; none was spent by the replays.
-    for (const pair of [replayed, rotated, late]) await pairOf(await refresh(t.app, pair.refresh_token));
     const metrics = (await t.app.inject({ url: '/metrics' })).body;
     expect(metrics).toMatch(/gateway_token_grants_total\{grant="refresh_token_replayed"\} [1-9]/);
+    // One live chain: past the grace, the last pair refreshes; the branches it superseded are reuses.
+    clock.ms += (GRACE + 1) * 1000;
+    const next = await pairOf(await refresh(other, late.refresh_token));
+    expect((await movements(t.app, next.access_token)).statusCode).toBe(200);
+    expect(codeOf(await refresh(t.app, replayed.refresh_token))).toBe(11308);
+    expect(codeOf(await refresh(t.app, next.refresh_token)), 'the reuse revoked the sign-in').toBe(11308);
+    expect(codeOf(await movements(t.app, next.access_token))).toBe(10000);
+  });
+
+  it('a replay within the grace does not fork the sign-in: the branch it superseded, used past the grace, revokes it', async () => {
+    for (const ownerFirst of [true, false]) {
+      const first = await signIn(t.app, newLedgerUser(), seconds() + 3600);
+      // The owner rotates; a thief replays the spent token within the grace (or the other way round).
+      const a = await pairOf(await refresh(t.app, first.refresh_token));
+      const b = await pairOf(await refresh(other, first.refresh_token));
+      const [owner, thief] = ownerFirst ? [a, b] : [b, a];
+      // The branch that came last goes on; the other is spent since the replay.
+      const [live, superseded] = [b, a];
+      clock.ms += (GRACE + 1) * 1000;
+      const onward = await pairOf(await refresh(other, live.refresh_token));
+      expect((await movements(t.app, onward.access_token)).statusCode).toBe(200);
+      // The superseded branch, past the grace: a reuse. Every token of the sign-in is refused from then on.
+      expect(codeOf(await refresh(t.app, superseded.refresh_token))).toBe(11308);
+      expect(codeOf(await refresh(other, onward.refresh_token))).toBe(11308);
+      for (const pair of [owner, thief, onward]) {
+        const answer = await movements(t.app, pair.access_token);
+        expect(answer.statusCode).toBe(401);
+        expect(codeOf(answer)).toBe(10000);
+      }
+    }
+  });
+
+  it('within the grace, tabs that refresh in turn keep one live token; the one superseded last refreshes within the grace of its superseding', async () => {
+    const first = await signIn(t.app, newLedgerUser(), seconds() + 3600);
+    const a1 = await pairOf(await refresh(t.app, first.refresh_token));
+    const b1 = await pairOf(await refresh(other, first.refresh_token));
+    // Tab A had not seen B's pair yet: its own token, superseded a moment ago, is within the grace.
+    clock.ms += 10_000;
+    const a2 = await pairOf(await refresh(t.app, a1.refresh_token));
+    // Tab B, 25 s after its pair was superseded: still within the grace; A's newest is superseded.
+    clock.ms += 25_000;
+    const b2 = await pairOf(await refresh(other, b1.refresh_token));
+    expect(await unspentOf(t, [a1, b1, a2, b2])).toEqual([false, false, false, true]);
+    // Past the grace of every replay, A's last branch is a reuse.
+    clock.ms += (GRACE + 1) * 1000;
+    expect(codeOf(await refresh(t.app, a2.refresh_token))).toBe(11308);
+    expect(codeOf(await refresh(t.app, b2.refresh_token))).toBe(11308);
   });
 
   it('past the grace, a spent token revokes the sign-in: every pair issued since is refused', async () => {
@@ -124,6 +185,8 @@ describe.each(DATABASES)('refresh token replays on %s', (kind) => {
       const results = await Promise.all([t.app, other, t.app, other].map((app) => refresh(app, refresh_token)));
       const pairs = await Promise.all(results.map(pairOf));
       expect(new Set(pairs.map((p) => p.refresh_token)).size).toBe(4);
+      // Four pairs, one live refresh token: the one stored last.
+      expect((await unspentOf(t, pairs)).filter(Boolean)).toHaveLength(1);
       // One sign-in: a sign-out through any of its refresh tokens ends all of them.
       expect((await revoke(t.app, (pairs[2] as Pair).refresh_token)).statusCode).toBe(200);
       for (const pair of pairs) expect(codeOf(await refresh(other, pair.refresh_token))).toBe(11308);

@@ -8,6 +8,9 @@
  *   the sign-in's lifetime, from now); presenting a spent token again within the reuse grace (30 s from its
  *   spending) issues another pair of the family, the token staying spent; past the grace it revokes the
  *   family (11308); two refreshes of one token at once both get a pair;
+ * - a family has one live refresh token: every pair issued spends the family's other unspent tokens at that
+ *   moment (a replay within the grace supersedes the live branch, which is then a reuse past the grace). Of
+ *   two pairs issued at once, which is the live one is read from the store;
  * - a refresh token works until it expires, then 11308 without revoking anything;
  * - `POST /v1/oauth2/revoke` answers 200 always; it revokes the family of any refresh token it stored, or of
  *   an access token that has not expired;
@@ -22,6 +25,7 @@
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashToken } from '../../src/domain/refresh-token.js';
 import { codeOf, passwordFields, postToken, type TestApp, testApp } from '../support/app.js';
 import { DATABASES, type DatabaseKind } from '../support/databases.js';
 import { checkModel, modelRuns, StepCounter } from '../support/model.js';
@@ -67,6 +71,8 @@ interface Real {
   grace: number;
   /** The sequence's account. */
   user: LedgerUser;
+  /** Whether the store holds `token` unspent (which of two pairs issued at once is the live one). */
+  unspent(token: string): Promise<boolean>;
 }
 
 type Command = fc.AsyncCommand<Model, Real>;
@@ -103,7 +109,10 @@ async function grantPassword(model: Model, real: Real, app: FastifyInstance, pas
   issued(model, real, model.families.length - 1, response.json());
 }
 
-/** Records the pair a successful grant issued. */
+/**
+ * Records the pair a successful grant issued: its refresh token is the family's live one, and every other
+ * unspent token of the family is spent now (one live chain a sign-in).
+ */
 function issued(
   model: Model,
   real: Real,
@@ -112,6 +121,7 @@ function issued(
 ) {
   const now = real.clock.seconds;
   expect(body.expires_in).toBe(now + (model.lifetimes[family] as number));
+  for (const token of model.refreshTokens) if (token.family === family) token.spentAt ??= now;
   model.refreshTokens.push({ token: body.refresh_token, family, spentAt: null, expiresAt: now + real.ttl });
   model.accessTokens.push({ token: body.access_token, family, exp: body.expires_in });
 }
@@ -196,10 +206,16 @@ class ConcurrentRefresh implements Command {
     const winners = responses.filter((r) => r.statusCode === 200);
     for (const r of responses) if (r.statusCode !== 200) expect(codeOf(r), r.body).toBe(11308);
     if (expected === 'pair') {
-      // One spends it, the other presented it within the grace: both get a pair of the family.
+      // One spends it, the other presented it within the grace: both get a pair of the family, and the pair
+      // stored last is the live one, the other spent at once. Which came last is the store's to say.
       expect(winners).toHaveLength(2);
       token.spentAt ??= real.clock.seconds;
-      for (const winner of winners) issued(model, real, token.family, winner.json());
+      const pairs = winners.map((w) => w.json() as { access_token: string; refresh_token: string; expires_in: number });
+      const unspent = await Promise.all(pairs.map((p) => real.unspent(p.refresh_token)));
+      expect(unspent.filter(Boolean), 'one of the two pairs is live').toHaveLength(1);
+      // The superseded one first: issuing the live one then spends it, as the store did.
+      for (const pair of unspent[0] ? [pairs[1], pairs[0]] : pairs)
+        issued(model, real, token.family, pair as (typeof pairs)[0]);
       return;
     }
     expect(winners).toHaveLength(0);
@@ -355,6 +371,14 @@ describe.each(DATABASES)('token families against a model on %s', (kind: Database
           ttl: t.config.refreshTokenTtl,
           grace: t.config.refreshReuseGraceSeconds,
           user: newLedgerUser(),
+          unspent: async (token: string) =>
+            (
+              await t.store.db
+                .selectFrom('refresh_tokens')
+                .select('used_at')
+                .where('token_hash', '=', hashToken(token))
+                .executeTakeFirstOrThrow()
+            ).used_at === null,
         } as Real,
       });
       let state: { model: Model; real: Real } | undefined;
