@@ -29,6 +29,7 @@ export const errorCatalogue = {
   service_unavailable: { code: 11200, status: 503, message: "A dependency (the database) is unavailable; retry later." },
   event_streams_at_capacity: { code: 11201, status: 503, message: "This instance holds as many event streams as it can; retry after `Retry-After` seconds." },
   overloaded: { code: 11202, status: 503, message: "The instance is overloaded (its event loop lags, its heap is nearly full, or answers wait unread by their clients past its bound) and sheds requests; retry after `Retry-After` seconds." },
+  storage_full: { code: 11203, status: 503, message: "The database's storage is full, so nothing was written; reads go on. Retry after `Retry-After` seconds." },
   unsupported_grant_type: { code: 11300, status: 400, message: "`grant_type` is neither `password` nor `refresh_token`." },
   invalid_scope: { code: 11301, status: 400, message: "`scope` is not `general`." },
   invalid_client: { code: 11302, status: 400, message: "`client_id` is not one this server accepts." },

@@ -23,13 +23,19 @@ export interface paths {
          *     later.
          *
          *     **refresh_token**: reissue. The refresh token is exchanged for a new pair (an access token with the same
-         *     lifetime, from now) and is spent. Presented again within 30 seconds of its exchange (the reuse grace;
-         *     the operator's `REFRESH_REUSE_GRACE_SECONDS`, 0 to 300), it is exchanged for another new pair of the same
-         *     sign-in: the browser tabs of a site share one session through a storage whose writes reach the other
-         *     tabs late, so a tab may present the token another tab has just spent, and two tabs may refresh at once;
-         *     each then holds a working pair. Presented later, it revokes every refresh and access token issued from
-         *     the same sign-in, those of the grace included (reuse detection; access tokens within 5 seconds on every
-         *     instance, see the `bearer` scheme). A revoked sign-in stays revoked: its tokens, spent or not, get 11308.
+         *     lifetime, from now) and is spent. A sign-in has one live refresh token at any time: the one it issued
+         *     last. Presented again within 30 seconds of when it was spent (the reuse grace; the operator's
+         *     `REFRESH_REUSE_GRACE_SECONDS`, 0 to 300), a spent token is exchanged for another new pair of the same
+         *     sign-in, and the refresh token that was live until then is spent at that moment (the branch the replay
+         *     supersedes): the browser tabs of a site share one session through a storage whose writes reach the
+         *     other tabs late, so a tab may present the token another tab has just spent, and two tabs may refresh at
+         *     once; the tab that refreshed last holds the live pair, which the tabs read from their storage next. A
+         *     spent token presented past the grace, whether spent by its own exchange or superseded by a replay,
+         *     revokes every refresh and access token issued from the same sign-in, those of the grace included (reuse
+         *     detection; access tokens within 5 seconds on every instance, see the `bearer` scheme). So a stolen token
+         *     replayed within the grace does not fork the sign-in: the owner's next refresh past the grace, or the
+         *     thief's, revokes it. Access tokens already issued work until they expire or the sign-in is revoked. A
+         *     revoked sign-in stays revoked: its tokens, spent or not, get 11308.
          *     `POST /v1/oauth2/revoke` revokes a sign-in on request.
          *     A refresh token works only with the `client_id` it was issued to; presented with another one it is
          *     refused and stays as it was. A refresh that fails (a server error) leaves the token unspent.
@@ -587,9 +593,11 @@ export interface paths {
          * @description What this instance can serve, for load balancers to route by: 200 while it can answer requests, which
          *     includes a database outage during which it serves the catalogue (platforms, currencies and their terms,
          *     staking yields) from memory (`status: degraded`; operations that need the database answer 503 with
-         *     `Retry-After` meanwhile). 503 (code 11200) only when it can serve nothing: the database does not answer
-         *     and no catalogue was ever read. An instance cut off from a database that the others reach shows
-         *     `degraded` here and `gateway_database_up 0` in the metrics: alert on those. Public.
+         *     `Retry-After` meanwhile). 503 (code 11200) when it can serve nothing: the database does not answer
+         *     and no catalogue was ever read; and 503 (code 11202, with `Retry-After`) while it is overloaded and
+         *     refuses requests (its heap nearly full, answers waiting unread past their bound, or its event loop
+         *     lagging): route elsewhere until it has caught up. An instance cut off from a database that the others
+         *     reach shows `degraded` here and `gateway_database_up 0` in the metrics: alert on those. Public.
          */
         get: operations["getServingState"];
         put?: never;
@@ -634,7 +642,7 @@ export interface components {
          *     Kinds 0 to 8 are those of the real service's family; kinds 9 to 15 are added by this gateway.
          * @example 10000
          */
-        ErrorCode: number & (10000 | 10101 | 10102 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11101 | 11400 | 11500 | 11200 | 11201 | 11202 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308 | 11309);
+        ErrorCode: number & (10000 | 10101 | 10102 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11101 | 11400 | 11500 | 11200 | 11201 | 11202 | 11203 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308 | 11309);
         /**
          * ErrorBody
          * @description The body of every error response.
@@ -1871,7 +1879,10 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
-        /** @description The database is unavailable, or the instance is overloaded; retry after `Retry-After` seconds. */
+        /**
+         * @description The database is unavailable, its storage is full (for what writes), or the instance is overloaded; retry
+         *     after `Retry-After` seconds.
+         */
         ServiceUnavailable: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];

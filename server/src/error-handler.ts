@@ -10,7 +10,10 @@ import type { Services } from './context.js';
 import { ApiError, errorBody } from './errors.js';
 import { logsRequests } from './plugins/observability.js';
 import { unrouted } from './plugins/unrouted.js';
-import { databaseUnavailable } from './store/unavailable.js';
+import { databaseUnavailable, storageFull } from './store/unavailable.js';
+
+/** What a write refused for a full disk asks the client to wait (seconds): space is freed by a person. */
+const STORAGE_FULL_RETRY_SECONDS = 30;
 
 type JsonSchema = {
   oneOf?: JsonSchema[];
@@ -98,6 +101,10 @@ export function toApiError(error: FastifyError & { errors?: unknown[] }, request
   }
   if (error.statusCode === 429) {
     return new ApiError('rate_limited', undefined, { headers: { 'retry-after': String(retryAfterOf(error)) } });
+  }
+  // A write refused for a full disk: nothing of it was kept, and reads go on (store/availability.ts).
+  if (storageFull(error)) {
+    return new ApiError('storage_full', undefined, { headers: { 'retry-after': String(STORAGE_FULL_RETRY_SECONDS) } });
   }
   if (databaseUnavailable(error)) {
     return new ApiError('service_unavailable', undefined, { headers: { 'retry-after': '5' } });

@@ -7,7 +7,7 @@ import { ImportError } from '../operator/feed-import.js';
 import { ImportConflict, StreamRefusal } from '../operator/stream-refusals.js';
 import { CatalogueConflict } from '../store/catalogue.js';
 import { DatabaseAhead, MigrationMismatch } from '../store/migrator.js';
-import { databaseUnavailable } from '../store/unavailable.js';
+import { databaseUnavailable, storageFull } from '../store/unavailable.js';
 import { TracingConfigError } from '../tracing.js';
 import { EXIT, UsageError } from './usage.js';
 
@@ -69,7 +69,8 @@ export function explain(error: unknown): { message: string; code: number } {
   if (error instanceof DatabaseGone) return { message: error.message, code: EXIT.databaseUnavailable };
   if (databaseUnavailable(error)) {
     const detail = error instanceof Error && error.message ? ` (${error.message.split('\n')[0]})` : '';
-    return { message: `the database is unavailable${detail}`, code: EXIT.databaseUnavailable };
+    const what = storageFull(error) ? "the database's storage is full" : 'the database is unavailable';
+    return { message: `${what}${detail}`, code: EXIT.databaseUnavailable };
   }
   return { message: error instanceof Error ? error.message : String(error), code: EXIT.invalidInput };
 }

@@ -5,7 +5,7 @@
  * seconds while it stays away, one when it answers again. Anything else fails at once, as without a wait.
  */
 import { RetryGaveUp, retrying } from '../lib/retry.js';
-import { databaseTransient } from '../store/unavailable.js';
+import { databaseTransient, storageFull } from '../store/unavailable.js';
 
 /** What an attempt does, in the progress lines: `to` write lines 9–16; lines 9–16 written (`done`). */
 export interface Task {
@@ -35,6 +35,10 @@ export const firstLine = (error: unknown): string =>
   )[0] as string;
 
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+
+/** What is wrong with the database, in the lines: its storage full, or it does not answer. */
+export const unavailableWords = (error: unknown): string =>
+  storageFull(error) ? "the database's storage is full" : 'the database is unavailable';
 
 export interface WaitOptions {
   /** The longest wait, ms, from the first failure; 0: none (fail at once, as before). */
@@ -68,7 +72,7 @@ export function databaseRetry(options: WaitOptions): DatabaseRetry | undefined {
           lastSaid = now();
           options.say(
             'warn',
-            `the database is unavailable (${firstLine(error)}); waiting up to ${seconds(options.waitMs)} ` +
+            `${unavailableWords(error)} (${firstLine(error)}); waiting up to ${seconds(options.waitMs)} ` +
               `(${options.setting}) to ${task.to}`,
           );
         },
@@ -83,8 +87,8 @@ export function databaseRetry(options: WaitOptions): DatabaseRetry | undefined {
       if (!(error instanceof RetryGaveUp)) throw error;
       throw new DatabaseGone(
         error.stopped
-          ? `the database is unavailable (${firstLine(error.last)}); stopped by a signal after waiting ${seconds(error.waitedMs)} for it`
-          : `the database is unavailable (${firstLine(error.last)}) and did not come back within ${seconds(options.waitMs)}`,
+          ? `${unavailableWords(error.last)} (${firstLine(error.last)}); stopped by a signal after waiting ${seconds(error.waitedMs)} for it`
+          : `${unavailableWords(error.last)} (${firstLine(error.last)}) and did not come back within ${seconds(options.waitMs)}`,
       );
     }
   };

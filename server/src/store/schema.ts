@@ -212,5 +212,10 @@ export interface Store {
   unanswered(): Promise<string | null>;
   /** Connections of the pool by state. */
   poolState(): { total: number; idle: number; waiting: number };
+  /**
+   * The bytes free for the database's files, where this process can tell (SQLite: the file system of its
+   * folder); null where it cannot (PostgreSQL's disk is the server's).
+   */
+  freeBytes(): Promise<number | null>;
   close(): Promise<void>;
 }

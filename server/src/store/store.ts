@@ -4,6 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
+import { statfs } from 'node:fs/promises';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
@@ -147,12 +148,18 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   // (one connection, one query at a time), so keep the most recent ones.
   const prepared = statementCache((source) => sqlite.prepare(source));
   const plucking = statementCache((source) => sqlite.prepare(source).pluck());
+  // SQLite ends a transaction itself when a write fails for a full disk (or memory); the `rollback` Kysely
+  // then sends would fail ("cannot rollback - no transaction is active") and hide the write's own error.
+  const nothingToRollBack = { reader: false, run: () => ({ changes: 0, lastInsertRowid: 0 }) };
   const driverDatabase = Object.assign(Object.create(sqlite) as SqliteDatabase.Database, {
-    prepare: prepared,
+    prepare: (source: string) =>
+      source === 'rollback' && !sqlite.inTransaction
+        ? (nothingToRollBack as unknown as SqliteDatabase.Statement)
+        : prepared(source),
     close: () => sqlite.close(),
   });
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: driverDatabase }) });
-  return storeOf(
+  const store = storeOf(
     db,
     'sqlite',
     // Through Kysely's connection, so that it waits its turn like every other query (one connection).
@@ -176,6 +183,14 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     () => ({ total: 1, idle: 1, waiting: 0 }),
     (_topic, on) => ({ ready: on.connected().catch(() => {}), up: true, close: async () => {} }),
   );
+  if (file !== ':memory:') {
+    const folder = path.dirname(file);
+    store.freeBytes = async () => {
+      const { bavail, bsize } = await statfs(folder);
+      return bavail * bsize;
+    };
+  }
+  return store;
 }
 
 /**
@@ -271,6 +286,7 @@ function storeOf(
     migrationState: () => migrationState(db as Kysely<unknown>, schema),
     ping: async () => (await unanswered()) === null,
     unanswered,
+    freeBytes: async () => null,
     close: () => db.destroy(),
   };
 }

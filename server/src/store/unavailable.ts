@@ -40,9 +40,24 @@ const TRANSIENT_MESSAGE =
 
 const codeOf = (error: Error) => (error as { code?: unknown }).code;
 
+/** The database's storage is full: SQLite's SQLITE_FULL, PostgreSQL's disk_full, the file system's ENOSPC. */
+const FULL = new Set(['SQLITE_FULL', '53100', 'ENOSPC']);
+
+/**
+ * Whether a write failed because the database's storage is full: an outage of writes (reads go on) that ends
+ * when space is freed, and nothing of the failed write was kept.
+ */
+export function storageFull(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = codeOf(error);
+  return typeof code === 'string' && FULL.has(code);
+}
+
 /** Whether the database does not answer now but may later: worth retrying what failed. */
 export function databaseTransient(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
+  // A full disk passes once space is freed: an import waits for it as for a restart.
+  if (storageFull(error)) return true;
   const code = codeOf(error);
   if (typeof code === 'string' && (TRANSIENT.has(code) || code.startsWith('SQLITE_BUSY'))) return true;
   // `localhost` tries each of its addresses: every one of them refused.
