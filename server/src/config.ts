@@ -127,7 +127,11 @@ const settings = {
   overloadHeapPercent: { type: 'integer', minimum: 0, maximum: 100, default: 90 },
   /**
    * Shed requests while the answers handed to their connections and not yet written to the network (clients
-   * that read slowly, or not at all) hold more than this (MiB); 0: never for it.
+   * that read slowly, or not at all) hold more than this (MiB); 0: never for it. An answer is owed from when
+   * it is made until it is written, discarded, or its connection is gone (an answer made after its client
+   * left is not owed at all): `gateway_unsent_answer_bytes`. Whatever this is, a connection owes at most 16
+   * answers at once (requests in progress or answered and unwritten: HTTP/1.1 pipelining); the 17th request
+   * ends the connection (plugins/overload.ts, ANSWERS_OWED_PER_CONNECTION).
    */
   overloadUnsentMib: { type: 'integer', minimum: 0, maximum: 65_536, default: 64 },
   /** A port of its own for GET /metrics (the API's port then answers 404 there); 0: on the API's port. */

@@ -142,6 +142,9 @@ export function fastifyOptions(config: Config, instanceId: string, logStream?: L
       requestTimeout: REQUEST_TIMEOUT_MS,
       headersTimeout: config.headersTimeoutMs,
       connectionsCheckingInterval: 1_000,
+      // A request without Host is refused by plugins/protocol-rules.ts, in the error body (Node's own 400 has
+      // neither body nor headers).
+      requireHostHeader: false,
     },
     // Behind TRUST_PROXY_HOPS load balancers, X-Forwarded-For gives the client's address to the limits.
     trustProxy: (_address: string, hop: number) => hop < config.trustProxyHops,

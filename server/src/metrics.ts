@@ -21,6 +21,8 @@ export interface Metrics {
   tokenRefused(reason: string): void;
   /** A request refused because the instance is overloaded (`reason`: what is over its bound). */
   requestShed(reason: string): void;
+  /** Where `gateway_unsent_answer_bytes` is read from (plugins/overload.ts counts it). */
+  watchUnsentAnswers(read: () => number): void;
   render(): Promise<string>;
 }
 
@@ -69,9 +71,18 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
   });
   const shed = new client.Counter({
     name: 'gateway_requests_shed_total',
-    help: 'Requests refused (503, 11202) because the instance was overloaded, by what was over its bound.',
+    help: 'Requests refused (503, 11202) because the instance was overloaded, by what was over its bound (answersOwedPerConnection: its connection was ended).',
     labelNames: ['reason'],
     registers: [registry],
+  });
+  let unsentAnswerBytes = () => 0;
+  new client.Gauge({
+    name: 'gateway_unsent_answer_bytes',
+    help: 'Bytes of answers made and not yet written to the network: owed to clients that read slowly or not at all (OVERLOAD_UNSENT_MIB bounds them).',
+    registers: [registry],
+    collect() {
+      this.set(unsentAnswerBytes());
+    },
   });
   new client.Gauge({
     name: 'gateway_build_info',
@@ -127,6 +138,9 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
     tokenGranted: (grant) => grants.inc({ grant }),
     tokenRefused: (reason) => refusals.inc({ reason }),
     requestShed: (reason) => shed.inc({ reason }),
+    watchUnsentAnswers: (read) => {
+      unsentAnswerBytes = read;
+    },
     render: () => registry.metrics(),
   };
 }

@@ -1,7 +1,9 @@
 /**
  * Overload is refused, not fatal: past its bound (here a heap bound every process is over), every request is
  * refused at once with 503 in the error body (11202, Retry-After), counted by reason, while the operator's
- * endpoints still answer. The same while answers wait unread in the process past OVERLOAD_UNSENT_MIB.
+ * endpoints still answer and `/health/serving` says it sheds. The same while answers wait unread in the
+ * process past OVERLOAD_UNSENT_MIB; what a connection owes is given back however it ends (written, its
+ * client gone before or after the answer was made), and one connection owes at most 16 answers at once.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -9,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildApp } from '../../src/app.js';
+import { handlers } from '../../src/handlers/index.js';
 import { importMovements } from '../../src/operator/commands.js';
 import { signIn, type TestApp, testApp } from '../support/app.js';
 import { largestMovement } from '../support/largest-records.js';
@@ -52,9 +55,14 @@ describe('an overloaded instance', () => {
       expect(refused.headers['x-content-type-options']).toBe('nosniff');
       const signIn = await app.inject({ method: 'POST', url: '/v1/oauth2/token', payload: {} });
       expect(signIn.statusCode).toBe(503);
-      for (const url of ['/health/live', '/health/ready', '/health/serving']) {
+      for (const url of ['/health/live', '/health/ready']) {
         expect((await app.inject({ url })).statusCode, url).toBe(200);
       }
+      // What load balancers route by says that the instance sheds.
+      const serving = await app.inject({ url: '/health/serving' });
+      expect(serving.statusCode).toBe(503);
+      expect(serving.json()).toEqual({ errors: [{ code: 11202, message: expect.any(String) }] });
+      expect(serving.headers['retry-after']).toBe('5');
       const metrics = await app.inject({ url: '/metrics' });
       expect(metrics.statusCode).toBe(200);
       expect(metrics.body).toMatch(/^gateway_requests_shed_total\{reason="heapUsedBytes"\} [2-9]\d*$/m);
@@ -157,6 +165,10 @@ describe('answers that wait unread', () => {
     );
     expect(JSON.parse(refused.body)).toEqual({ errors: [{ code: 11202, message: expect.any(String) }] });
     expect((await ask(socketPath, '/health/live', authorization).answer()).status).toBe(200);
+    // What load balancers route by says so while it lasts.
+    const serving = await ask(socketPath, '/health/serving', authorization).answer();
+    expect(serving.status).toBe(503);
+    expect(JSON.parse(serving.body)).toEqual({ errors: [{ code: 11202, message: expect.any(String) }] });
     // Once read, each of them is whole, and the instance answers again.
     for (const waiting of unread) {
       const answer = await waiting.answer();
@@ -164,7 +176,111 @@ describe('answers that wait unread', () => {
       expect(JSON.parse(answer.body).items.length).toBeGreaterThan(0);
     }
     expect((await ask(socketPath, page, authorization).answer()).status).toBe(200);
+    expect((await ask(socketPath, '/health/serving', authorization).answer()).status).toBe(200);
     const metrics = await t.app.inject({ url: '/metrics' });
     expect(metrics.body).toMatch(/^gateway_requests_shed_total\{reason="unsentAnswerBytes"\} [1-9]\d*$/m);
+    await vi.waitFor(async () => expect(await unsentBytes(t.app)).toBe(0), { timeout: 5000, interval: 20 });
+  });
+
+  it('gives back what a connection owed when it ends: one that pipelines 40 pages and never reads is ended at 16', async () => {
+    // The server's side of the next connection: a client that never reads does not see it end.
+    let ended = false;
+    t.app.server.once('connection', (serverSide: net.Socket) => {
+      serverSide.once('close', () => {
+        ended = true;
+      });
+    });
+    const socket = net.connect({ path: path.join(dir, 'api.sock') });
+    socket.pause();
+    socket.on('error', () => {});
+    const request = `GET /v1/movements?limit=100 HTTP/1.1\r\nhost: x\r\nauthorization: ${authorization}\r\n\r\n`;
+    socket.write(request.repeat(40));
+    try {
+      await vi.waitFor(() => expect(ended).toBe(true), { timeout: 20_000, interval: 20 });
+      const answer = await ask(path.join(dir, 'api.sock'), '/v1/movements?limit=100', authorization).answer();
+      expect(answer.status).toBe(200);
+      const metrics = await t.app.inject({ url: '/metrics' });
+      expect(metrics.body).toMatch(/^gateway_requests_shed_total\{reason="answersOwedPerConnection"\} [1-9]\d*$/m);
+      await vi.waitFor(async () => expect(await unsentBytes(t.app)).toBe(0), { timeout: 5000, interval: 20 });
+    } finally {
+      socket.destroy();
+    }
+  });
+
+  it('answers a client that pipelines a few requests and reads them, in order', async () => {
+    const socket = net.connect({ path: path.join(dir, 'api.sock') });
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const ended = new Promise<void>((resolve, reject) => {
+      socket.once('end', () => resolve());
+      socket.once('error', reject);
+    });
+    const request = (url: string, last = false) =>
+      `GET ${url} HTTP/1.1\r\nhost: x\r\nauthorization: ${authorization}\r\n${last ? 'connection: close\r\n' : ''}\r\n`;
+    socket.write(Array.from({ length: 9 }, () => request('/v1/platforms')).join('') + request('/v1/platforms', true));
+    await ended;
+    const statuses = [
+      ...Buffer.concat(chunks)
+        .toString('latin1')
+        .matchAll(/HTTP\/1\.1 (\d{3}) /g),
+    ].map((m) => m[1]);
+    expect(statuses).toEqual(Array.from({ length: 10 }, () => '200'));
+  });
+
+  it('owes nothing for answers made after their client left (a query that ends after the client reset)', async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = 0;
+    let made = 0;
+    // listMovements as on PostgreSQL under load: its query ends after its client has gone.
+    const app = await buildApp(t.config, {
+      store: t.store,
+      handlers: {
+        ...handlers,
+        async listMovements(request, context) {
+          entered += 1;
+          await gate;
+          const answer = await handlers.listMovements(request, context);
+          made += 1;
+          return answer;
+        },
+      },
+    });
+    const socketPath = path.join(dir, 'gated.sock');
+    const serverSockets: Promise<void>[] = [];
+    app.server.on('connection', (socket: net.Socket) => {
+      serverSockets.push(new Promise((resolve) => socket.once('close', () => resolve())));
+    });
+    await app.listen({ path: socketPath });
+    try {
+      // Eight pages (about 2 MiB, twice the bound) asked for, and their clients gone before any is made.
+      const clients = Array.from({ length: 8 }, () => {
+        const socket = net.connect({ path: socketPath });
+        socket.on('error', () => {});
+        socket.write(`GET /v1/movements?limit=100 HTTP/1.1\r\nhost: x\r\nauthorization: ${authorization}\r\n\r\n`);
+        return socket;
+      });
+      await vi.waitFor(() => expect(entered).toBe(8), { timeout: 10_000, interval: 10 });
+      for (const socket of clients) socket.destroy();
+      await Promise.all(serverSockets);
+      release();
+      await vi.waitFor(() => expect(made).toBe(8), { timeout: 10_000, interval: 10 });
+      // Their answers went nowhere: nothing is owed, and the next client is answered.
+      const answer = await ask(socketPath, '/v1/platforms', authorization).answer();
+      expect(answer.status).toBe(200);
+      expect(await unsentBytes(app)).toBe(0);
+    } finally {
+      release();
+      await app.close();
+    }
   });
 });
+
+/** What the app counts as answers made and not yet written (bytes), from its metrics. */
+async function unsentBytes(app: Awaited<ReturnType<typeof buildApp>>): Promise<number> {
+  const metrics = await app.inject({ url: '/metrics' });
+  const value = /^gateway_unsent_answer_bytes (\d+)$/m.exec(metrics.body)?.[1];
+  return value === undefined ? Number.NaN : Number(value);
+}
