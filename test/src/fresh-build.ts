@@ -48,8 +48,9 @@ export function newestFile(target: string): { file: string; mtimeMs: number } | 
   return newest;
 }
 
-const stampOf = (build: { name: string }, base: string) =>
-  path.join(base, 'node_modules/.cache/gateway-fresh-build', build.name);
+/** Where a build's stamp is kept: the time this setup last built it. */
+const stampsIn = (base: string) => path.join(base, 'node_modules/.cache/gateway-fresh-build');
+const stampOf = (build: { name: string }, base: string) => path.join(stampsIn(base), build.name);
 
 /** Why `build` is stale (a sentence), or null when its output (or its stamp) is newer than every source. */
 export function staleness(build: (typeof BUILDS)[number], base = root): string | null {
@@ -77,6 +78,6 @@ export default function setup() {
   if (built.status !== 0) {
     throw new Error(`the build failed (exit ${built.status}): the suites would test a stale build; fix it first`);
   }
-  mkdirSync(path.dirname(stampOf({ name: '' }, root)), { recursive: true });
+  mkdirSync(stampsIn(root), { recursive: true });
   for (const build of BUILDS) writeFileSync(stampOf(build, root), `${new Date().toISOString()}\n`);
 }

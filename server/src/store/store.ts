@@ -2,7 +2,6 @@
  * Opens the store: SQLite (better-sqlite3, a file, the embedded default) or PostgreSQL when the URL is a
  * postgres URL. The same Kysely queries and migrations serve both.
  */
-import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import path from 'node:path';
@@ -13,6 +12,7 @@ import { type Listening, listenPostgres } from './listener.js';
 import { migrateToLatest, migrationState } from './migrator.js';
 import { refreshDocuments } from './refresh-documents.js';
 import type { Database, DialectName, Store } from './schema.js';
+import { poolerRefusal, statementCache, statementNames } from './statements.js';
 
 export type { DialectName, Store } from './schema.js';
 
@@ -41,13 +41,6 @@ export interface StoreOptions {
   /** Told, once, what the store found out about its connection that the operator should know. */
   notice?: (message: string) => void;
 }
-
-/**
- * A named statement refused because its connection is not the one it was prepared on (or another client's
- * statement of that name is there): `url` is a transaction pooler. Nothing ran, so the query may run again.
- */
-const poolerRefusal = (error: unknown) =>
-  ['26000', '42P05'].includes(String((error as { code?: unknown } | null)?.code ?? ''));
 
 export function openStore(url: string, options: StoreOptions = {}): Store {
   if (isPostgresUrl(url)) {
@@ -191,42 +184,6 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     };
   }
   return store;
-}
-
-/**
- * Names for PostgreSQL prepared statements by source text. A named statement is parsed and planned once per
- * connection and then only bound and executed: for a list page that halves the database's CPU time per
- * page (parse, analysis and planning cost more than reading 101 rows by index). The texts are the few
- * shapes of the page queries (values are parameters), so names are given to the first `size` texts only
- * and anything beyond runs unnamed, as every other query does.
- */
-export function statementNames(size = 100): (source: string) => string | undefined {
-  const names = new Map<string, string>();
-  return (source) => {
-    let name = names.get(source);
-    if (name === undefined && names.size < size) {
-      // Named after the text itself, so that a name means one text in every instance and release: through
-      // a transaction pooler, where another client's statement of that name may be on the connection, a
-      // mix-up is refused by the database (26000, 42P05) instead of running another statement.
-      name = `gateway_${createHash('sha256').update(source).digest('hex').slice(0, 32)}`;
-      names.set(source, name);
-    }
-    return name;
-  };
-}
-
-/** The most recent `size` prepared statements by source text. */
-function statementCache(prepare: (source: string) => SqliteDatabase.Statement, size = 500) {
-  const prepared = new Map<string, SqliteDatabase.Statement>();
-  return (source: string): SqliteDatabase.Statement => {
-    let statement = prepared.get(source);
-    if (!statement) {
-      statement = prepare(source);
-      if (prepared.size >= size) prepared.delete(prepared.keys().next().value as string);
-      prepared.set(source, statement);
-    }
-    return statement;
-  };
 }
 
 /** Thrown inside a SQLite transaction to roll it back when a statement changed nothing. */

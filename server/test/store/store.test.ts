@@ -1,14 +1,14 @@
 /**
  * The store's own state: its migrations, read from its own schema. On PostgreSQL, list pages are read with
  * named prepared statements: each page query is parsed and planned once per connection, then only bound and
- * executed (store/store.ts `statementNames`).
+ * executed (store/statements.ts `statementNames`).
  */
 import { operationMeta } from '@gateway/generated';
 import { CompiledQuery, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listMovements, upsertMovements } from '../../src/store/movements.js';
 import type { MovementRecord } from '../../src/store/schema.js';
-import { statementNames } from '../../src/store/store.js';
+import { statementNames } from '../../src/store/statements.js';
 import { listTrades } from '../../src/store/trades.js';
 import { createTestStore, DATABASES, type TestStore } from '../support/databases.js';
 
