@@ -597,7 +597,9 @@ export interface paths {
          *     and no catalogue was ever read; and 503 (code 11202, with `Retry-After`) while it is overloaded and
          *     refuses requests (its heap nearly full, answers waiting unread past their bound, or its event loop
          *     lagging): route elsewhere until it has caught up. An instance cut off from a database that the others
-         *     reach shows `degraded` here and `gateway_database_up 0` in the metrics: alert on those. Public.
+         *     reach shows `degraded` here and `gateway_database_up 0` in the metrics: alert on those. A full disk
+         *     under the database shows `storage: full` (`degraded`, 200: reads go on, writes answer 503 with code
+         *     11203) and `gateway_storage_full 1`. Public.
          */
         get: operations["getServingState"];
         put?: never;
@@ -1287,7 +1289,8 @@ export interface components {
          * @example {
          *       "status": "ok",
          *       "checks": {
-         *         "database": "ok"
+         *         "database": "ok",
+         *         "storage": "ok"
          *       }
          *     }
          */
@@ -1297,6 +1300,13 @@ export interface components {
             checks: {
                 /** @constant */
                 database: "ok";
+                /**
+                 * @description `full` while writes are refused because the database's storage is full (503, code 11203), until
+                 *     space is freed. It does not make the instance unready: reads go on, and another instance would
+                 *     find the same disk.
+                 * @enum {string}
+                 */
+                storage?: "ok" | "full";
                 /**
                  * @description Whether the Redis that shares the rate limits answers (only when one is configured). It does not
                  *     make the instance unready: without it each instance counts the limits alone.
@@ -1314,7 +1324,8 @@ export interface components {
          *       "status": "degraded",
          *       "checks": {
          *         "database": "unavailable",
-         *         "catalogue": "ok"
+         *         "catalogue": "ok",
+         *         "storage": "ok"
          *       },
          *       "catalogue_age_seconds": 12
          *     }
@@ -1333,6 +1344,12 @@ export interface components {
                  * @enum {string}
                  */
                 catalogue: "ok" | "unavailable";
+                /**
+                 * @description `full` while writes are refused because the database's storage is full (503, code 11203; reads go
+                 *     on, `status` is `degraded`), until space is freed.
+                 * @enum {string}
+                 */
+                storage?: "ok" | "full";
                 /**
                  * @description Whether the Redis that shares the rate limits answers (only when one is configured).
                  * @enum {string}

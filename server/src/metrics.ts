@@ -28,7 +28,7 @@ export interface Metrics {
 
 /** What the gauges read at scrape time. */
 export interface MetricSources {
-  database: Pick<DatabaseWatch, 'up'>;
+  database: Pick<DatabaseWatch, 'up' | 'full' | 'fullRefusals'>;
   catalogue: Pick<CatalogueCache, 'staleMs'>;
   /** The Redis of the shared limits, when REDIS_URL is set. */
   sharedLimits?: Pick<SharedLimits, 'state'> | null;
@@ -107,6 +107,23 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
     registers: [registry],
     collect() {
       this.set(sources.database.up ? 1 : 0);
+    },
+  });
+  new client.Gauge({
+    name: 'gateway_storage_full',
+    help: "Whether the database's storage is full as this instance last saw it: writes answer 503 (11203), reads go on.",
+    registers: [registry],
+    collect() {
+      this.set(sources.database.full ? 1 : 0);
+    },
+  });
+  new client.Counter({
+    name: 'gateway_storage_full_refusals_total',
+    help: "Writes refused because the database's storage was full (each answered 503, code 11203).",
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(sources.database.fullRefusals);
     },
   });
   new client.Gauge({

@@ -90,6 +90,16 @@ describe.skipIf(!root)('the embedded database on a full disk', () => {
       expect(answer.headers.get('retry-after')).toBe('30');
       expect(((await answer.json()) as { errors: { code: number }[] }).errors[0]?.code).toBe(11203);
     }
+    // The health checks and the metrics say so; the instance still serves (reads).
+    const serving = await fetch(`${url}/health/serving`);
+    expect(serving.status).toBe(200);
+    expect(await serving.json()).toMatchObject({ status: 'degraded', checks: { database: 'ok', storage: 'full' } });
+    const ready = await fetch(`${url}/health/ready`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ checks: { storage: 'full' } });
+    const metrics = await (await fetch(`${url}/metrics`)).text();
+    expect(metrics).toMatch(/^gateway_storage_full 1$/m);
+    expect(metrics).toMatch(/^gateway_storage_full_refusals_total 10$/m);
     // Reads go on: the catalogue, and a signed-in page with the token issued before.
     expect((await fetch(`${url}/v1/platforms/ETH`)).status).toBe(200);
     const page = await fetch(`${url}/v1/movements?limit=5`, {
@@ -156,6 +166,8 @@ describe.skipIf(!root)('the embedded database on a full disk', () => {
     while (!gateway.output().includes('storage no longer full') && Date.now() < logEnd) {
       await new Promise((r) => setTimeout(r, 250));
     }
+    const healed = (await (await fetch(`${url}/health/serving`)).json()) as { checks: { storage: string } };
+    expect(healed.checks.storage).toBe('ok');
     const lines = gateway.output().split('\n');
     expect(lines.filter((l) => l.includes('storage full:'))).toHaveLength(1);
     expect(lines.filter((l) => l.includes('storage no longer full'))).toHaveLength(1);

@@ -24,7 +24,8 @@ export const healthHandlers: Pick<
       throw new ApiError('service_unavailable', 'The database does not answer', { headers: { 'retry-after': '5' } });
     }
     const redis = redisState(context);
-    return { status: 200, body: { status: 'ok', checks: { database: 'ok', ...(redis ? { redis } : {}) } } };
+    const storage = context.database.full ? 'full' : 'ok';
+    return { status: 200, body: { status: 'ok', checks: { database: 'ok', storage, ...(redis ? { redis } : {}) } } };
   },
   async getServingState(_request, context) {
     // A load balancer's check must not hang on a database that does not answer (a connect waits up to 5 s).
@@ -41,12 +42,13 @@ export const healthHandlers: Pick<
     }
     // Without its Redis the token endpoint's limit is counted per instance: degraded, still serving.
     const redis = redisState(context);
-    const degraded = database === 'unavailable' || redis === 'unavailable';
+    const storage = context.database.full ? 'full' : 'ok';
+    const degraded = database === 'unavailable' || redis === 'unavailable' || storage === 'full';
     return {
       status: 200,
       body: {
         status: degraded ? 'degraded' : 'ok',
-        checks: { database, catalogue: loaded ? 'ok' : 'unavailable', ...(redis ? { redis } : {}) },
+        checks: { database, catalogue: loaded ? 'ok' : 'unavailable', storage, ...(redis ? { redis } : {}) },
         ...(staleMs !== null ? { catalogue_age_seconds: Math.floor(staleMs / 1000) } : {}),
       },
     };

@@ -138,7 +138,7 @@ describe.skipIf(!redis)("the token endpoint's rate limit when Redis goes away", 
     const ready = await a.app.inject({ url: '/health/ready' });
     expect([ready.statusCode, ready.json()]).toEqual([
       200,
-      { status: 'ok', checks: { database: 'ok', redis: 'unavailable' } },
+      { status: 'ok', checks: { database: 'ok', storage: 'ok', redis: 'unavailable' } },
     ]);
     expect((await a.app.inject({ url: '/health/serving' })).json()).toMatchObject({
       status: 'degraded',
