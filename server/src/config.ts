@@ -61,6 +61,10 @@ const settings = {
    * carry (LISTEN for events and revocations across instances, migrations). Empty: DATABASE_URL.
    */
   databaseDirectUrl: { type: 'string', pattern: '^(postgres(ql)?://.+)?$', default: '' },
+  /** Events older than this many hours are deleted by the housekeeper; a resume from before them gets a `reset`. */
+  eventRetentionHours: { type: 'integer', minimum: 1, maximum: 8760, default: 24 },
+  /** Seconds between two housekeeping runs (old events, sign-out marks, expired and long-revoked sign-ins). */
+  housekeepingIntervalSeconds: { type: 'integer', minimum: 10, maximum: 86_400, default: 600 },
   /** Maximum PostgreSQL connections per instance. */
   databasePoolSize: { type: 'integer', minimum: 1, maximum: 200, default: 10 },
   /** Seconds `serve` and `migrate` wait at start for a database that does not answer yet; 0: exit 3 at once. */

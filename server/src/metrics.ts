@@ -4,9 +4,11 @@
  * connections with their refusals (metrics-limits.ts), the ledger-key cache's hit rate (metrics-key-cache.ts),
  * and the process's own. Each app has its own registry.
  */
+
 import client from 'prom-client';
 import type { CatalogueCache } from './domain/catalogue-cache.js';
 import type { ConnectionCounts } from './lib/connection-caps.js';
+import { type HousekeeperSource, registerHousekeeper } from './metrics-housekeeper.js';
 import { registerKeyCacheMetrics } from './metrics-key-cache.js';
 import { type EventStreamSource, registerConnections, registerEventStreams } from './metrics-limits.js';
 import type { SharedLimits } from './shared-limits.js';
@@ -23,6 +25,8 @@ export interface Metrics {
   requestShed(reason: string): void;
   /** Where `gateway_unsent_answer_bytes` is read from (plugins/overload.ts counts it). */
   watchUnsentAnswers(read: () => number): void;
+  /** Where the housekeeper's metrics are read from (`serve` only: operator/housekeeper.ts). */
+  watchHousekeeper(source: HousekeeperSource): void;
   render(): Promise<string>;
 }
 
@@ -158,6 +162,7 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
     watchUnsentAnswers: (read) => {
       unsentAnswerBytes = read;
     },
+    watchHousekeeper: (source) => registerHousekeeper(registry, source),
     render: () => registry.metrics(),
   };
 }

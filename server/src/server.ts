@@ -1,9 +1,13 @@
 /** Listens: builds the app, serves it, and closes it gracefully on SIGTERM/SIGINT. */
+
+import { MAX_LIFETIME_SECONDS } from '@gateway/ledger';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
 import { serveMetrics } from './metrics-server.js';
 import { loadDemoIfEmpty } from './operator/commands.js';
+import { type HousekeeperOptions, startHousekeeper } from './operator/housekeeper.js';
+import { housekeepingTasks } from './store/housekeeping.js';
 import { isPostgresUrl, openStore } from './store/store.js';
 import type { Tracing } from './tracing.js';
 
@@ -21,6 +25,35 @@ export function unheardWithoutDirectUrl(config: Config): string | null {
     "instances are not seen here until their access tokens expire; set DATABASE_DIRECT_URL to the database's own address"
   );
 }
+
+/** The housekeeper of `serve` (operator/housekeeper.ts), as configured. */
+export function housekeeperOptions(
+  config: Config,
+  log: { info(message: string): void; warn(message: string): void },
+): HousekeeperOptions {
+  const postgres = isPostgresUrl(config.databaseUrl);
+  // The lock is held by a session: the direct connection, or DATABASE_URL unless it is a transaction pooler.
+  const lockUrl = !postgres
+    ? undefined
+    : config.databaseDirectUrl || (config.databasePoolMode === 'transaction' ? undefined : config.databaseUrl);
+  return {
+    tasks: housekeepingTasks({
+      eventRetentionHours: config.eventRetentionHours,
+      accessTokenSeconds: MAX_LIFETIME_SECONDS,
+    }),
+    batch: HOUSEKEEPING_BATCH,
+    pauseMs: HOUSEKEEPING_PAUSE_MS,
+    everyMs: config.housekeepingIntervalSeconds * 1000,
+    electionMs: Math.min(5000, config.housekeepingIntervalSeconds * 1000),
+    lockUrl,
+    log: { info: (m) => log.info(m), warn: (m) => log.warn(m) },
+  };
+}
+
+/** Rows a housekeeping batch deletes (one short transaction: a few ms of the SQLite writer). */
+const HOUSEKEEPING_BATCH = 500;
+/** The pause between two batches (ms): requests take their turn. */
+const HOUSEKEEPING_PAUSE_MS = 20;
 
 /** Connections the kernel keeps waiting to be accepted (listen(2)'s backlog). */
 const LISTEN_BACKLOG = 4096;
@@ -45,10 +78,16 @@ export async function startServer(
     databaseWaitMs: config.databaseWaitSeconds * 1000,
     tracing,
   });
-  app.addHook('onClose', () => store.close());
   notice = (message) => app.log.warn(message);
   const unheard = unheardWithoutDirectUrl(config);
   if (unheard) app.log.warn(unheard);
+  const housekeeper = startHousekeeper(store, housekeeperOptions(config, app.log));
+  app.gatewayMetrics.watchHousekeeper(housekeeper);
+  // The housekeeper's batch in progress ends before the store closes.
+  app.addHook('onClose', async () => {
+    await housekeeper.close();
+    await store.close();
+  });
   if (options.demo && (await loadDemoIfEmpty(store, config.chainId))) {
     app.log.info('empty database: loaded the demo exchange (catalogue, movements and trades of the demo account)');
   }

@@ -8,7 +8,7 @@ import { createMetrics } from '../src/metrics.js';
 import type { Store } from '../src/store/store.js';
 
 const store = { dialect: 'sqlite', poolState: () => ({ total: 1, idle: 1, waiting: 0 }) } as unknown as Store;
-const sources = { database: { up: true }, catalogue: { staleMs: () => null } };
+const sources = { database: { up: true, full: false, fullRefusals: 0 }, catalogue: { staleMs: () => null } };
 
 /** The lines of the named metric family (HELP, TYPE and samples). */
 const family = (text: string, name: string) =>

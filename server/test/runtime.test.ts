@@ -102,6 +102,21 @@ describe('gateway commands on this Node', () => {
     expect((await node([CLI, 'no-such-command'], env)).code).toBe(2);
   });
 
+  it('prune: a dry run counts what each task would delete, a run deletes and says what, both exit 0', async () => {
+    const env = newDatabase();
+    expect((await node([CLI, 'migrate'], env)).code).toBe(0);
+    const dry = await node([CLI, 'prune', '--dry-run'], env);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout.trim().split('\n')).toEqual([
+      'events: 0 to delete',
+      'sign-outs: 0 to delete',
+      'sign-ins: not counted',
+    ]);
+    const pruned = await node([CLI, 'prune'], env);
+    expect(pruned.code, pruned.stderr).toBe(0);
+    expect(pruned.stdout).toMatch(/^events: 0 deleted\nsign-outs: 0 deleted\nsign-ins: 0 deleted\nin [\d.]+ s\n$/);
+  });
+
   it('refuse a Node older than the oldest supported line in one sentence, with 2, before opening anything', async () => {
     const env = newDatabase();
     const older = `data:text/javascript,Object.defineProperty(process.versions, "node", { value: "20.19.0" })`;

@@ -47,7 +47,7 @@ export async function startGateway(
           if (!options.dataDir) rmSync(dataDir, { recursive: true, force: true });
           resolve(child.exitCode);
         };
-        if (child.exitCode !== null) return done();
+        if (child.exitCode !== null || child.signalCode !== null) return done();
         child.once('exit', done);
         child.kill(signal);
       }),

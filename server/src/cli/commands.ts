@@ -71,6 +71,17 @@ export const COMMANDS: Command[] = [
     details: 'Exits 3 when the database does not answer.',
   },
   {
+    name: 'prune',
+    args: '',
+    description: 'delete old events, stale sign-out marks and expired or long-revoked sign-ins now',
+    options: { 'dry-run': { type: 'boolean', help: 'count what would be deleted, deleting nothing' } },
+    details:
+      'What `serve` does every HOUSEKEEPING_INTERVAL_SECONDS (events older than EVENT_RETENTION_HOURS, sign-out\n' +
+      'marks that refuse nothing any more, sign-ins expired or revoked longer ago than an access token lives),\n' +
+      'in batches of 500 rows, each its own short transaction; safe beside serving instances. Prints what each\n' +
+      'task deleted.',
+  },
+  {
     name: 'backup',
     args: 'FILE',
     description: 'copy the embedded database into a new FILE while it serves',

@@ -11,6 +11,7 @@ import { COMMANDS, find } from './commands.js';
 import { catalogueLoadCommand, migrateCommand, statusCommand } from './database.js';
 import { explain } from './failures.js';
 import { importCommand } from './imports.js';
+import { pruneCommand } from './prune.js';
 import { serveCommand } from './serve.js';
 import { commandHelp, EXIT, generalHelp, optionProblem, UsageError, usageOf } from './usage.js';
 
@@ -71,6 +72,8 @@ async function main(argv: string[]): Promise<number> {
       return statusCommand(values.json === true);
     case 'catalogue load':
       return catalogueLoadCommand(argument);
+    case 'prune':
+      return pruneCommand(values['dry-run'] === true);
     case 'backup':
       return backupCommand(argument);
     case 'restore':

@@ -10,18 +10,15 @@
  * `seq` stays inside the instance: a client sees each event's id among its account's events (`id`).
  */
 
-import { eventPositions, eventsBetween, pruneEventsBefore, type StoredEvent } from '../store/events.js';
+import { eventPositions, eventsBetween, type StoredEvent } from '../store/events.js';
 import type { Listening } from '../store/listener.js';
 import type { Store } from '../store/store.js';
 import { type StreamCounts, type StreamLimits, StreamSlots } from './event-stream-limits.js';
 
-/** How long events are kept: a resume from an older id is answered with a `reset` event. */
-const RETENTION_MS = 24 * 60 * 60_000;
 const HEARTBEAT_MS = 15_000;
 /** The reconnection delay a stream asks for (milliseconds). */
 export const RETRY_MS = 2000;
 const POLL_MS = 200;
-const PRUNE_EVERY_MS = 10 * 60_000;
 /** Up to this many accounts listened to, the reader reads only theirs; beyond, every event. */
 const FILTER_ACCOUNTS_UP_TO = 100;
 export const READ_BATCH = 1000;
@@ -112,13 +109,7 @@ export class AccountEvents {
     } else {
       this.#every(this.options.pollMs, () => this.catchUp());
     }
-    this.#every(PRUNE_EVERY_MS, () => this.prune());
-    void this.prune().catch(() => {});
-  }
-
-  /** Deletes the events older than the retention window. */
-  async prune(): Promise<number> {
-    return pruneEventsBefore(this.#store.db, new Date(this.options.now() - RETENTION_MS).toISOString());
+    // Old events are deleted by the housekeeper (operator/housekeeper.ts: EVENT_RETENTION_HOURS).
   }
 
   /** Reads the events after the reader's mark and hands them out; one read at a time, again if asked meanwhile. */

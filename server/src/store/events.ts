@@ -150,17 +150,31 @@ const storedEvent = (r: { seq: number; account_seq: number | null; account: stri
 });
 
 /**
- * Deletes the events recorded before `before` (ISO time) and raises the pruned mark to the highest of them;
- * returns how many were deleted. Safe from several instances at once (the mark only grows).
+ * Deletes the events recorded before `before` (ISO time), the oldest `batch` of them at most (all by default),
+ * and raises the pruned mark to the highest deleted; returns how many were deleted. Safe from several
+ * instances at once (the mark only grows).
  */
-export async function pruneEventsBefore(db: Kysely<Database>, before: string): Promise<number> {
+export async function pruneEventsBefore(db: Kysely<Database>, before: string, batch?: number): Promise<number> {
   return db.transaction().execute(async (trx) => {
-    const row = await trx
-      .selectFrom('movement_events')
-      .select((eb) => eb.fn.max('seq').as('m'))
-      .where('created_at', '<', before)
-      .executeTakeFirst();
-    const through = Number(row?.m ?? 0);
+    let through: number;
+    if (batch === undefined) {
+      const row = await trx
+        .selectFrom('movement_events')
+        .select((eb) => eb.fn.max('seq').as('m'))
+        .where('created_at', '<', before)
+        .executeTakeFirst();
+      through = Number(row?.m ?? 0);
+    } else {
+      // The oldest `batch` by time (by its index; the sequence follows the time): the highest of them is the mark.
+      const rows = await trx
+        .selectFrom('movement_events')
+        .select('seq')
+        .where('created_at', '<', before)
+        .orderBy('created_at')
+        .limit(batch)
+        .execute();
+      through = rows.reduce((high, row) => Math.max(high, Number(row.seq)), 0);
+    }
     if (!through) return 0;
     const deleted = await trx.deleteFrom('movement_events').where('seq', '<=', through).executeTakeFirst();
     await trx

@@ -17,6 +17,8 @@ import { revocations } from './migrations/0006-revocations.js';
 import { movementEvents } from './migrations/0007-movement-events.js';
 import { signOuts } from './migrations/0008-account-sign-outs.js';
 import { accountEventIds } from './migrations/0009-account-event-ids.js';
+import { housekeeping } from './migrations/0010-housekeeping.js';
+import { refreshGenerations } from './migrations/0011-refresh-generations.js';
 
 /** Every migration, by name, in the order they apply; one file each in migrations/. */
 export const migrations: Record<string, Migration> = {
@@ -29,4 +31,6 @@ export const migrations: Record<string, Migration> = {
   '0007_movement_events': movementEvents,
   '0008_account_sign_outs': signOuts,
   '0009_account_event_ids': accountEventIds,
+  '0010_housekeeping': housekeeping,
+  '0011_refresh_generations': refreshGenerations,
 };

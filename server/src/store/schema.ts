@@ -71,11 +71,32 @@ export interface WithdrawalAddressTable {
   created_at: string;
 }
 
+/** A column added after the table's first release: null in rows written before it, and optional to insert. */
+type Added<T> = ColumnType<T | null, T | null | undefined, T | null>;
+
+/**
+ * A sign-in. Since migration 0011 it holds its refresh token too (store/token.ts): the live one by generation
+ * and hash, those spent within the reuse grace, and when the sign-in ends. Null in those columns: a sign-in
+ * whose tokens are rows of `refresh_tokens` (issued before 0011, or by the previous release).
+ */
 export interface TokenFamilyTable {
   id: string;
   account: string;
   revoked_at: string | null;
   created_at: string;
+  /** The access-token claims its refreshes reissue (JSON). */
+  claims: Added<string>;
+  /** SHA-256 of the key every refresh token of the sign-in carries (hex): proof of having held one of them. */
+  chain_hash: Added<string>;
+  /** The live refresh token's generation: 0 for the first, one more with each token issued. */
+  generation: Added<number>;
+  /** SHA-256 of the live refresh token's secret (hex). */
+  token_hash: Added<string>;
+  token_expires_at: Added<string>;
+  /** The tokens spent within the reuse grace (JSON, store/token.ts `SpentToken[]`). */
+  spent_recently: Added<string>;
+  /** When nothing the sign-in issued works any more: its live refresh token and the access token issued with it. */
+  expires_at: Added<string>;
 }
 
 export interface RefreshTokenTable {

@@ -1,172 +1,62 @@
 /**
- * Refresh-token families: a family per sign-in, its refresh tokens (by hash), their spending and revocation,
- * and each account's sign-outs (the latest signed expiry of a revoked sign-in). A family has one live
- * (unspent) token at any time: every grant that stores a token spends the one before it, in one transaction
- * taken on the family's row.
+ * Sign-ins (token families): their start with a first refresh token, their revocation, and each account's
+ * sign-outs (the latest signed expiry of a revoked sign-in). Refresh tokens live in the family's row
+ * (store/token-family.ts); those issued before migration 0011 are rows of `refresh_tokens`
+ * (store/legacy-refresh-token.ts) until they expire.
  */
-import { CompiledQuery, type Kysely, sql } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Database, Store } from './schema.js';
 
-/** A refresh token to store: its hash (never the token), the family, and the claims it reissues. */
-export interface RefreshTokenRow {
-  tokenHash: string;
+/** A sign-in to start: its family, its first refresh token (generation 0) and when it ends. */
+export interface NewSignIn {
   familyId: string;
+  account: string;
   claims: string;
+  chainHash: string;
+  tokenHash: string;
+  tokenExpiresAt: string;
   expiresAt: string;
   now: string;
 }
 
-/** The insert of a refresh token row (compiled by the grants, to run together with another write). */
-const insertRefreshToken = (db: Kysely<Database>, row: RefreshTokenRow) =>
-  db.insertInto('refresh_tokens').values({
-    token_hash: row.tokenHash,
-    family_id: row.familyId,
-    claims: row.claims,
-    expires_at: row.expiresAt,
-    used_at: null,
-    created_at: row.now,
-  });
+/**
+ * The sign-in with its first refresh token, unless its account signed out through the password's signed
+ * expiry or later (a sign-in expiring then or later was revoked: see `raiseSignedOutThrough`); then it
+ * inserts nothing. One statement, returning the family's id when it inserted it. The grants' SQL is written
+ * out once rather than built per grant: Kysely's building and compiling cost the gateway about as much CPU
+ * per grant as the signing of the access token. Parameters: family id, account, created at, claims, chain
+ * hash, token hash, token expiry, sign-in end, account (again on SQLite), signed expiry.
+ */
+const SIGN_IN_UNLESS_SIGNED_OUT = (p: string[]) =>
+  'insert into token_families (id, account, revoked_at, created_at, claims, chain_hash, generation, token_hash, ' +
+  `token_expires_at, expires_at) select ${p[0]}, ${p[1]}, null, ${p.slice(2, 5).join(', ')}, 0, ${p.slice(5, 8).join(', ')} ` +
+  `where not exists (select 1 from account_sign_outs where account = ${p[8]} and signed_out_through >= ${p[9]}) ` +
+  'returning id';
+export const SQLITE_SIGN_IN = SIGN_IN_UNLESS_SIGNED_OUT(Array(10).fill('?'));
+/** PostgreSQL: numbered parameters, typed (a `select` without a table gives them no type of its own). */
+export const POSTGRES_SIGN_IN = SIGN_IN_UNLESS_SIGNED_OUT([1, 2, 3, 4, 5, 6, 7, 8, 2, 9].map((n) => `$${n}::text`));
 
 /**
- * A new token family, unless its account signed out through the password's signed expiry or later (a sign-in
- * expiring then or later was revoked: see `raiseSignedOutThrough`); then it inserts nothing. The grants' SQL
- * is written out once rather than built per grant: Kysely's building and compiling cost the gateway about
- * as much CPU per grant as the signing of the access token. Parameters: family id, account, created at,
- * signed expiry.
+ * Starts a sign-in for a password signed for `signedExpiry`: false (nothing written) when the account signed
+ * out through that expiry or later. One statement on either store (on PostgreSQL prepared once per
+ * connection: `firstColumn` names it): one round trip and one commit.
  */
-const FAMILY_UNLESS_SIGNED_OUT = (id: string, account: string, createdAt: string, account2: string, expiry: string) =>
-  `insert into token_families (id, account, revoked_at, created_at) select ${id}, ${account}, null, ${createdAt} ` +
-  `where not exists (select 1 from account_sign_outs where account = ${account2} and signed_out_through >= ${expiry})`;
-/** SQLite: the family (anonymous parameters, the account given twice), then its first token. */
-export const SQLITE_FAMILY = FAMILY_UNLESS_SIGNED_OUT('?', '?', '?', '?', '?');
-export const SQLITE_FIRST_TOKEN =
-  'insert into refresh_tokens (token_hash, family_id, claims, expires_at, used_at, created_at) values (?, ?, ?, ?, null, ?)';
-/** PostgreSQL: both in one statement, the family inserted in a `WITH` (parameters 5–7: hash, claims, expiry). */
-export const POSTGRES_FAMILY_AND_TOKEN =
-  `with family as (${FAMILY_UNLESS_SIGNED_OUT('$1::text', '$2::text', '$3::text', '$2::text', '$4::text')} returning id) ` +
-  'insert into refresh_tokens (token_hash, family_id, claims, expires_at, used_at, created_at) ' +
-  'select $5::text, family.id, $6::text, $7::text, null, $3::text from family returning family_id';
-
-/**
- * A new token family with its first refresh token, written together or not at all, for a password signed
- * for `signedExpiry`: false (nothing written) when the account signed out through that expiry or later. On
- * PostgreSQL it is one statement, prepared once per connection (`firstColumn` names it): one round trip
- * and one commit, where a transaction around two inserts takes four round trips. SQLite has no inserts in
- * `WITH`; a transaction there is in-process.
- */
-export async function startTokenFamily(
-  store: Store,
-  account: string,
-  token: RefreshTokenRow,
-  signedExpiry: string,
-): Promise<boolean> {
-  if (store.dialect === 'postgres') {
-    const inserted = await store.firstColumn(
-      CompiledQuery.raw(POSTGRES_FAMILY_AND_TOKEN, [
-        token.familyId,
-        account,
-        token.now,
-        signedExpiry,
-        token.tokenHash,
-        token.claims,
-        token.expiresAt,
-      ]),
-    );
-    return inserted.length > 0;
-  }
-  return store.allOrNothing([
-    CompiledQuery.raw(SQLITE_FAMILY, [token.familyId, account, token.now, account, signedExpiry]),
-    CompiledQuery.raw(SQLITE_FIRST_TOKEN, [token.tokenHash, token.familyId, token.claims, token.expiresAt, token.now]),
-  ]);
-}
-
-/** A stored refresh token and the state of its family. */
-export interface StoredRefreshToken {
-  familyId: string;
-  claims: string;
-  expiresAt: string;
-  usedAt: string | null;
-  familyRevokedAt: string | null;
-}
-
-export async function findRefreshToken(db: Kysely<Database>, tokenHash: string): Promise<StoredRefreshToken | null> {
-  const row = await db
-    .selectFrom('refresh_tokens as r')
-    .innerJoin('token_families as f', 'f.id', 'r.family_id')
-    .select([
-      'r.family_id as familyId',
-      'r.claims',
-      'r.expires_at as expiresAt',
-      'r.used_at as usedAt',
-      'f.revoked_at as familyRevokedAt',
-    ])
-    .where('r.token_hash', '=', tokenHash)
-    .executeTakeFirst();
-  return row ?? null;
-}
-
-/**
- * Takes the family's row for the rest of the transaction, unless it is revoked (then it changes no row):
- * the grants of one family write one after the other. PostgreSQL's read-committed statements each see what
- * committed before them, so a grant that waited here sees every token the one before it wrote. (The update
- * leaves `revoked_at` null: the revocation trigger fires only on a change to not null.) On SQLite the
- * transaction is alone in its process already.
- */
-const takeFamily = (db: Kysely<Database>, familyId: string) =>
-  db
-    .updateTable('token_families')
-    .set({ revoked_at: null })
-    .where('id', '=', familyId)
-    .where('revoked_at', 'is', null)
-    .compile();
-
-/**
- * Spends a refresh token and stores its successor, together or not at all: true when this call spent it.
- * The conditional update decides between concurrent spenders (exactly one wins), after the family is taken
- * (a revoked family changes nothing). A failure to store the successor leaves the token unspent, so its
- * holder can try again instead of having to sign in anew.
- */
-export async function replaceRefreshToken(
-  store: Store,
-  tokenHash: string,
-  successor: RefreshTokenRow,
-): Promise<boolean> {
-  const { db } = store;
-  return store.allOrNothing([
-    takeFamily(db, successor.familyId),
-    db
-      .updateTable('refresh_tokens')
-      .set({ used_at: successor.now })
-      .where('token_hash', '=', tokenHash)
-      .where('used_at', 'is', null)
-      .compile(),
-    insertRefreshToken(db, successor).compile(),
-  ]);
-}
-
-/**
- * The pair given for a spent token presented again within the reuse grace, without a fork: the family's
- * token that was live (the branch this one supersedes) is spent now, and `successor` becomes the one live
- * token, together or not at all, and not at all when the family is revoked (false). `replayedHash` is the
- * spent token presented: it is matched too, its spending time kept (`coalesce`), so that the update always
- * changes a row even when nothing else is unspent.
- */
-export async function supersedeRefreshTokens(
-  store: Store,
-  replayedHash: string,
-  successor: RefreshTokenRow,
-): Promise<boolean> {
-  const { db } = store;
-  return store.allOrNothing([
-    takeFamily(db, successor.familyId),
-    db
-      .updateTable('refresh_tokens')
-      .set({ used_at: sql<string>`coalesce(used_at, ${successor.now})` })
-      .where('family_id', '=', successor.familyId)
-      .where((eb) => eb.or([eb('used_at', 'is', null), eb('token_hash', '=', replayedHash)]))
-      .compile(),
-    insertRefreshToken(db, successor).compile(),
-  ]);
+export async function startTokenFamily(store: Store, signIn: NewSignIn, signedExpiry: string): Promise<boolean> {
+  const values = [
+    signIn.familyId,
+    signIn.account,
+    signIn.now,
+    signIn.claims,
+    signIn.chainHash,
+    signIn.tokenHash,
+    signIn.tokenExpiresAt,
+    signIn.expiresAt,
+  ];
+  const inserted =
+    store.dialect === 'postgres'
+      ? await store.firstColumn(CompiledQuery.raw(POSTGRES_SIGN_IN, [...values, signedExpiry]))
+      : await store.firstColumn(CompiledQuery.raw(SQLITE_SIGN_IN, [...values, signIn.account, signedExpiry]));
+  return inserted.length > 0;
 }
 
 /**
@@ -196,19 +86,29 @@ export async function familiesRevokedSince(
   return rows as { id: string; revokedAt: string }[];
 }
 
-/** The account of a family and what its password's signed expiry is made of (the sign-in's start, its claims). */
+/**
+ * The account of a family and what its password's signed expiry is made of (the sign-in's start, its claims:
+ * in the family's row, or for a sign-in of the old form in any of its refresh tokens).
+ */
 export async function signInOfFamily(
   db: Kysely<Database>,
   familyId: string,
 ): Promise<{ account: string; startedAt: string; claims: string } | null> {
   const row = await db
     .selectFrom('token_families as f')
-    .innerJoin('refresh_tokens as r', 'r.family_id', 'f.id')
-    .select(['f.account', 'f.created_at as startedAt', 'r.claims'])
+    .select((eb) => [
+      'f.account',
+      'f.created_at as startedAt',
+      eb.fn
+        .coalesce(
+          'f.claims',
+          eb.selectFrom('refresh_tokens as r').select('r.claims').whereRef('r.family_id', '=', 'f.id').limit(1),
+        )
+        .as('claims'),
+    ])
     .where('f.id', '=', familyId)
-    .limit(1)
     .executeTakeFirst();
-  return row ?? null;
+  return row?.claims ? { account: row.account, startedAt: row.startedAt, claims: row.claims } : null;
 }
 
 /**

@@ -59,7 +59,10 @@ describe('the key cache', () => {
     verifyLedgerSignature(good.publicKey, good.message, good.signature);
     verifyLedgerSignature(good.publicKey, good.message, good.signature);
     const store = { dialect: 'sqlite', poolState: () => ({ total: 1, idle: 1, waiting: 0 }) } as unknown as Store;
-    const metrics = createMetrics(store, { database: { up: true }, catalogue: { staleMs: () => null } });
+    const metrics = createMetrics(store, {
+      database: { up: true, full: false, fullRefusals: 0 },
+      catalogue: { staleMs: () => null },
+    });
     const text = await metrics.render();
     const { hits, misses, size } = keyCacheStats();
     expect(hits).toBeGreaterThan(0);

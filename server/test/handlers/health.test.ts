@@ -16,7 +16,10 @@ describe('operator endpoints', () => {
 
   it('liveness and readiness answer 200 with the database up', async () => {
     expect((await t.app.inject({ url: '/health/live' })).json()).toEqual({ status: 'ok' });
-    expect((await t.app.inject({ url: '/health/ready' })).json()).toEqual({ status: 'ok', checks: { database: 'ok', storage: 'ok' } });
+    expect((await t.app.inject({ url: '/health/ready' })).json()).toEqual({
+      status: 'ok',
+      checks: { database: 'ok', storage: 'ok' },
+    });
   });
 
   it('readiness answers 503 when the database does not, while liveness still answers', async () => {

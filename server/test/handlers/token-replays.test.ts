@@ -8,9 +8,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken } from '../../src/domain/refresh-token.js';
 import { codeOf, postToken, signIn, type TestApp, testApp } from '../support/app.js';
 import { DATABASES } from '../support/databases.js';
+import { isLiveRefreshToken } from '../support/refresh-tokens.js';
 import { refusingRefreshTokens } from '../support/refusing.js';
 import { newLedgerUser } from '../support/signers.js';
 
@@ -30,18 +30,8 @@ const revoke = (app: FastifyInstance, token: string) =>
   });
 
 /** Whether the store holds each pair's refresh token unspent. */
-async function unspentOf(t: TestApp, pairs: readonly Pair[]): Promise<boolean[]> {
-  return Promise.all(
-    pairs.map(async (pair) => {
-      const row = await t.store.db
-        .selectFrom('refresh_tokens')
-        .select('used_at')
-        .where('token_hash', '=', hashToken(pair.refresh_token))
-        .executeTakeFirstOrThrow();
-      return row.used_at === null;
-    }),
-  );
-}
+const unspentOf = (t: TestApp, pairs: readonly Pair[]) =>
+  Promise.all(pairs.map((pair) => isLiveRefreshToken(t.store.db, pair.refresh_token)));
 
 async function pairOf(response: Awaited<ReturnType<typeof refresh>>): Promise<Pair> {
   expect(response.statusCode, response.body).toBe(200);

@@ -85,7 +85,7 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
     });
     expect(payload.lt).toBeGreaterThan(3590);
     expect(typeof payload.jti).toBe('string');
-    expect(body.refresh_token).toMatch(/^rt_[A-Za-z0-9_-]{43}$/);
+    expect(body.refresh_token).toMatch(/^rf_[0-9a-f-]{36}\.0\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
   });
 
   it('accepts the parameters in the query string with an empty JSON body, and wx.network', async () => {

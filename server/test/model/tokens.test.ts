@@ -25,10 +25,10 @@
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken } from '../../src/domain/refresh-token.js';
 import { codeOf, passwordFields, postToken, type TestApp, testApp } from '../support/app.js';
 import { DATABASES, type DatabaseKind } from '../support/databases.js';
 import { checkModel, modelRuns, StepCounter } from '../support/model.js';
+import { isLiveRefreshToken } from '../support/refresh-tokens.js';
 import { type LedgerUser, newLedgerUser } from '../support/signers.js';
 
 /** The spec's bound on how late another instance refuses a revoked family's access tokens. */
@@ -371,14 +371,7 @@ describe.each(DATABASES)('token families against a model on %s', (kind: Database
           ttl: t.config.refreshTokenTtl,
           grace: t.config.refreshReuseGraceSeconds,
           user: newLedgerUser(),
-          unspent: async (token: string) =>
-            (
-              await t.store.db
-                .selectFrom('refresh_tokens')
-                .select('used_at')
-                .where('token_hash', '=', hashToken(token))
-                .executeTakeFirstOrThrow()
-            ).used_at === null,
+          unspent: (token: string) => isLiveRefreshToken(t.store.db, token),
         } as Real,
       });
       let state: { model: Model; real: Real } | undefined;
