@@ -296,6 +296,7 @@ async function target(label, cli, root, warmUp) {
     DATA_DIR: db.dataDir,
     LOG_LEVEL: 'warn',
     TOKEN_RATE_LIMIT: '100000',
+    SIGN_INS_PER_ADDRESS_HOUR: '0',
     CHAIN_ID,
     CLIENT_IDS: CLIENT_ID,
     CORS_ORIGINS: '',

@@ -41,6 +41,8 @@ export function gatewayEnv(databaseUrl, dataDir) {
     DATA_DIR: dataDir,
     LOG_LEVEL: 'warn',
     TOKEN_RATE_LIMIT: String(SETTINGS.tokenRateLimit),
+    SIGN_INS_PER_ADDRESS_HOUR: '0',
+    WITHDRAWAL_ADDRESSES_PER_ADDRESS_HOUR: '0',
     CHAIN_ID: CHAIN_ID,
     CLIENT_IDS: 'waves.exchange,wx.network',
     CORS_ORIGINS: '',

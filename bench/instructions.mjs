@@ -69,6 +69,7 @@ const env = (dir) => ({
   CORS_ORIGINS: '',
   CONNECTIONS_PER_ADDRESS: '0',
   TOKEN_RATE_LIMIT: '100000',
+  SIGN_INS_PER_ADDRESS_HOUR: '0',
   TOKEN_SIGNING_KEY,
   PROXY_SEED: 'benchmark proxy seed (not a secret)',
   CURSOR_SECRET: 'a'.repeat(64),

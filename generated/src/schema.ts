@@ -56,6 +56,10 @@ export interface paths {
          *     request and wins. A JSON object body is accepted too.
          *
          *     The response's `expires_in` is the absolute Unix time at which the access token expires.
+         *
+         *     Token requests are limited per client address (an IPv6 client by its /64): a number a minute (60 by
+         *     default), and password grants (new sign-ins, whatever the accounts) a number an hour (300 by default);
+         *     past either, 429 (code 11100) with `Retry-After`.
          */
         post: operations["createToken"];
         delete?: never;
@@ -326,8 +330,10 @@ export interface paths {
          *
          *     **Limits.** An account holds at most a number of proxies set by the operator (100 by default), across
          *     currencies and platforms: a new one past it is refused (403, code 10102, `details.limit`). It creates at
-         *     most a number of new proxies a minute (10 by default): one more is refused (429, code 11100, with
-         *     `Retry-After`). A proxy the account already has is always answered, never limited.
+         *     most a number of new proxies a minute (10 by default), and one client address, whatever the accounts it
+         *     signs in with, a number of new proxies an hour (60 by default; an IPv6 client by its /64): one more is
+         *     refused (429, code 11100, with `Retry-After`). A proxy the account already has is always answered, never
+         *     limited.
          *
          *     On the ledger's own platform (such as `WAVES`), `address` is a ledger address of this network and a
          *     withdrawal is a plain transfer on the ledger: the answer's `proxy_addresses` holds `address` itself, to

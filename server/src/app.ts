@@ -159,7 +159,7 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     specification,
     operationResolver: routeResolver({
       handlers: options.handlers ?? defaultHandlers,
-      publicContext: Object.freeze({ ...services, caller: null }),
+      publicContext: Object.freeze({ ...services, caller: null, client: null }),
       rateLimit: config.tokenRateLimit,
     }),
     securityHandlers: { bearer: bearer(services) },

@@ -65,6 +65,13 @@ const settings = {
   eventRetentionHours: { type: 'integer', minimum: 1, maximum: 8760, default: 24 },
   /** Seconds between two housekeeping runs (old events, sign-out marks, expired and long-revoked sign-ins). */
   housekeepingIntervalSeconds: { type: 'integer', minimum: 10, maximum: 86_400, default: 600 },
+  /**
+   * Password grants (new sign-ins) one client address (an IPv6 client by its /64) may make an hour; 0: no
+   * bound. Accounts are free key pairs: this bounds the rows one client can make through many accounts.
+   */
+  signInsPerAddressHour: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 300 },
+  /** New withdrawal proxies one client address may have created an hour, whatever the accounts; 0: no bound. */
+  withdrawalAddressesPerAddressHour: { type: 'integer', minimum: 0, maximum: 1_000_000, default: 60 },
   /** Maximum PostgreSQL connections per instance. */
   databasePoolSize: { type: 'integer', minimum: 1, maximum: 200, default: 10 },
   /** Seconds `serve` and `migrate` wait at start for a database that does not answer yet; 0: exit 3 at once. */
@@ -206,5 +213,12 @@ export function requireSharedSecrets(config: Config): void {
 
 /** A configuration for tests and tools: defaults, then `overrides`. */
 export function testConfig(overrides: Partial<Config> = {}): Config {
-  return { ...loadConfig({}, false), logLevel: 'silent', ...overrides };
+  // Tests and tools come from one address: the limits per address are lifted unless a test sets them.
+  return {
+    ...loadConfig({}, false),
+    logLevel: 'silent',
+    signInsPerAddressHour: 0,
+    withdrawalAddressesPerAddressHour: 0,
+    ...overrides,
+  };
 }

@@ -1,6 +1,7 @@
 /** What every handler gets besides its request: the services of the app and, when signed in, the caller. */
 import type { Kysely } from 'kysely';
 import type { Config } from './config.js';
+import type { AddressLimits } from './domain/address-limits.js';
 import type { CatalogueCache } from './domain/catalogue-cache.js';
 import type { CursorCodec } from './domain/cursor.js';
 import type { AccountEvents } from './domain/events.js';
@@ -31,6 +32,8 @@ export interface Services {
   sharedLimits: SharedLimits | null;
   /** The bounds on the withdrawal proxies an account creates (counted in that Redis when there is one). */
   withdrawalLimits: WithdrawalLimits;
+  /** The bounds per client address on new sign-ins and new withdrawal proxies. */
+  addressLimits: AddressLimits;
   /** Current time, milliseconds since the epoch (injectable for tests). */
   now(): number;
 }
@@ -38,6 +41,11 @@ export interface Services {
 export interface Context extends Services {
   /** The signed-in caller on protected operations (set by the bearer security handler). */
   caller: Caller | null;
+  /**
+   * The client's address as the per-address limits count it (an IPv6 client by its /64): on signed-in
+   * operations and on those limited per address (the token endpoint); null elsewhere.
+   */
+  client: string | null;
 }
 
 /** The caller of a protected operation; its absence is a 401. */

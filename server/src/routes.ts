@@ -10,6 +10,7 @@ import { type HandlerMap, type OperationId, type OperationMeta, operationMeta } 
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Context } from './context.js';
 import { ApiError } from './errors.js';
+import { addressKey } from './lib/connection-caps.js';
 import { JsonText } from './lib/json-text.js';
 import { ownCopy } from './lib/own-copy.js';
 import { bodyContentTypes, bodyOf } from './plugins/negotiation.js';
@@ -143,9 +144,13 @@ export function routeResolver({ handlers, publicContext, rateLimit }: RouteSetti
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         if (meta.numericParameters.length > 0) assertFinite(request, meta.numericParameters);
         const caller = request.caller;
+        // The client's address, for the limits per address: where they apply (signed in, or the rate-limited
+        // token endpoint); the public reads share one context.
         const result = await handler(
           { params: request.params ?? {}, query: request.query ?? {}, body: bodyOf(request), headers: request.headers },
-          caller ? { ...publicContext, caller } : publicContext,
+          caller || meta.rateLimited
+            ? { ...publicContext, caller: caller ?? null, client: addressKey(request.ip) }
+            : publicContext,
         );
         if (meta.deprecated) {
           reply.headers(deprecationHeaders(meta, (request.params ?? {}) as Record<string, string>, result.body));

@@ -4,6 +4,7 @@
  */
 import type { Config } from './config.js';
 import type { Services } from './context.js';
+import { AddressLimits } from './domain/address-limits.js';
 import { createCatalogueCache } from './domain/catalogue-cache.js';
 import { createCursorCodec } from './domain/cursor.js';
 import { streamLimits } from './domain/event-stream-limits.js';
@@ -68,6 +69,13 @@ export function createServices(
     events,
     proxySeed: secrets.proxySeed,
     sharedLimits,
+    addressLimits: new AddressLimits(
+      {
+        signInsPerHour: config.signInsPerAddressHour,
+        withdrawalAddressesPerHour: config.withdrawalAddressesPerAddressHour,
+      },
+      windowCounter(sharedLimits, 'gateway-per-address-'),
+    ),
     withdrawalLimits: new WithdrawalLimits(
       { perAccount: config.withdrawalAddressesPerAccount, newPerMinute: config.withdrawalAddressRateLimit },
       windowCounter(sharedLimits, 'gateway-new-withdrawal-addresses-'),

@@ -9,6 +9,7 @@ import { ApiError } from '../errors.js';
 import type { TermsRow } from '../store/catalogue.js';
 import type { Database } from '../store/schema.js';
 import { allocateProxyAddress, proxyAddressFound, proxyCount, type WithdrawalRoute } from '../store/withdrawal.js';
+import type { AddressLimits } from './address-limits.js';
 import { type DestinationProblem, destinationOn, isLedgerPlatform, proxyAddressFor } from './addresses.js';
 import type { CatalogueCache } from './catalogue-cache.js';
 import { platformOrNotFound } from './platforms.js';
@@ -31,6 +32,9 @@ export async function withdrawalAddress(
     config: Pick<Config, 'chainId'>;
     proxySeed: string;
     withdrawalLimits: WithdrawalLimits;
+    addressLimits: AddressLimits;
+    /** The client's address as the per-address limits count it (null: not counted). */
+    client: string | null;
   },
   route: { account: string; currency: string; destination: string; platform: string | 'default' },
   now: string,
@@ -73,6 +77,8 @@ export async function withdrawalAddress(
     // checks the cap again, for the requests that pass here together).
     if ((await proxyCount(services.db, account)) >= limits.bounds.perAccount) throw limits.capReached();
     await limits.admitNew(account);
+    // And per client address, whatever the account: accounts are free key pairs.
+    await services.addressLimits.admitWithdrawalAddress(services.client);
     const allocation = await allocateProxyAddress(
       services.db,
       proxyRoute,

@@ -23,6 +23,8 @@ async function grant(params: Params, context: Context) {
   if (grantType === 'password') {
     const username = required(params, 'username');
     const password = required(params, 'password');
+    // A new sign-in from this client's address, counted before it costs anything (rows, a signature check).
+    await context.addressLimits.admitSignIn(context.client);
     const pair = await issueForPassword(context.store, context.tokens, { scope, clientId, username, password }, now);
     context.metrics.tokenGranted('password');
     return pair;
