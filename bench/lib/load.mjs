@@ -12,7 +12,7 @@
  * on stdout: `{ targets: [{ warmup, rounds }], window }`, in the order of `targets`.
  *
  * config: { targets: [{ url, serverPid?, headers? (over the shared ones) }], path, method?, headers?, body?, bodies?: string[] (cycled, one
- *           per request), connections, warmupSeconds, roundSeconds, rounds }
+ *           per request), connections, overallRate? (requests a second), warmupSeconds, roundSeconds, rounds }
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
@@ -55,6 +55,8 @@ function run(target, seconds, record, amount) {
     ...(config.body !== undefined ? { body: config.body } : {}),
     ...(requests ? { requests } : {}),
     connections: config.connections,
+    // A fixed rate (requests a second, all connections together) instead of as fast as answers come.
+    ...(config.overallRate ? { overallRate: config.overallRate } : {}),
     pipelining: 1,
     timeout: 10,
   });
