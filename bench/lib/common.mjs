@@ -90,19 +90,22 @@ export function canPin() {
   return pinningChecked;
 }
 
-/** The command line of a Node script, pinned to `core` when pinning is possible (taskset execs: same pid). */
-export function nodeCommand(core, args) {
+/**
+ * The command line of a Node script, pinned to `core` when pinning is possible (taskset execs: same pid);
+ * `node`: the Node binary (this process's by default; another line's in bench/node-lines.mjs).
+ */
+export function nodeCommand(core, args, node = process.execPath) {
   return canPin() && core !== null && core !== undefined
-    ? { command: 'taskset', args: ['-c', String(core), process.execPath, ...args] }
-    : { command: process.execPath, args };
+    ? { command: 'taskset', args: ['-c', String(core), node, ...args] }
+    : { command: node, args };
 }
 
 /** Runs a Node script to completion (optionally pinned); resolves with its stdout, rejects with its stderr. */
 export function runNode(
   args,
-  { core = null, env = {}, input, quiet = false, timeoutMs = 30 * 60_000, cwd = ROOT } = {},
+  { core = null, env = {}, input, quiet = false, timeoutMs = 30 * 60_000, cwd = ROOT, node } = {},
 ) {
-  const { command, args: argv } = nodeCommand(core, args);
+  const { command, args: argv } = nodeCommand(core, args, node);
   return new Promise((resolve, reject) => {
     const child = spawn(command, argv, {
       cwd,
@@ -164,15 +167,15 @@ async function waitForPort(port, child, output, timeoutMs) {
 }
 
 /**
- * Starts a long-running Node process (a server) pinned to `core`, waits for `port` to accept connections.
- * Returns its pid, url, log and stop().
+ * Starts a long-running Node process (a server) pinned to `core` (on the Node binary `node`, this process's
+ * by default), waits for `port` to accept connections. Returns its pid, url, log and stop().
  */
 export async function startService(
   name,
   args,
-  { port, core = 0, env = {}, timeoutMs = 60_000, nodeArgs = [], cwd = ROOT },
+  { port, core = 0, env = {}, timeoutMs = 60_000, nodeArgs = [], cwd = ROOT, node },
 ) {
-  const { command, args: argv } = nodeCommand(core, [...nodeArgs, ...args]);
+  const { command, args: argv } = nodeCommand(core, [...nodeArgs, ...args], node);
   const child = spawn(command, argv, {
     cwd,
     env: { ...process.env, ...env },

@@ -59,12 +59,13 @@ export function movementsFile(seed, count, log = () => {}) {
 }
 
 /**
- * Runs `node [nodeArgs] args…` (pinned to `core` when possible) to completion, its standard input the file
- * `stdinFile` through a pipe (`cat FILE |`) or nothing; measures its wall time (spawn to exit) and, from
- * the process itself (usage-on-exit.cjs), its CPU time and peak RSS. Rejects when it fails.
+ * Runs `node [nodeArgs] args…` (pinned to `core` when possible; `node`: another Node binary than this
+ * process's) to completion, its standard input the file `stdinFile` through a pipe (`cat FILE |`) or
+ * nothing; measures its wall time (spawn to exit) and, from the process itself (usage-on-exit.cjs), its CPU
+ * time and peak RSS. Rejects when it fails.
  */
-export function runTimed(args, { core = null, env = {}, stdinFile = null, cwd, usageFile }) {
-  const { command, args: argv } = nodeCommand(core, ['--require', USAGE_PRELOAD, ...args]);
+export function runTimed(args, { core = null, env = {}, stdinFile = null, cwd, usageFile, node }) {
+  const { command, args: argv } = nodeCommand(core, ['--require', USAGE_PRELOAD, ...args], node);
   return new Promise((resolve, reject) => {
     rmSync(usageFile, { force: true });
     const cat = stdinFile ? spawn('cat', [stdinFile], { stdio: ['ignore', 'pipe', 'inherit'] }) : null;
