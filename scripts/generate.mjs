@@ -164,19 +164,32 @@ function collectOperations(doc) {
   return operations;
 }
 
-/** The error catalogue: the ErrorCode schema's `oneOf` entries (`const`, `title`, `x-status`, `description`). */
+/**
+ * The error catalogue: the ErrorCode schema's `enum` (the codes, for every tool that reads JSON Schema) and its
+ * `x-codes` (each code's `name`, `status` and `description`, in the same order). The two must list the same
+ * codes in the same order, so that neither can gain a code the other lacks.
+ */
 function collectErrors(doc) {
   const schema = doc.components?.schemas?.ErrorCode;
-  if (!schema?.oneOf) throw new Error('components.schemas.ErrorCode.oneOf (the error catalogue) is missing');
-  const entries = schema.oneOf.map((e) => {
-    if (!Number.isInteger(e.const) || !e.title || !Number.isInteger(e['x-status']) || !e.description) {
-      throw new Error(`ErrorCode entry ${JSON.stringify(e)} needs const, title, x-status and description`);
+  if (!Array.isArray(schema?.enum) || !Array.isArray(schema['x-codes'])) {
+    throw new SpecError('components.schemas.ErrorCode needs `enum` (the codes) and `x-codes` (the catalogue)');
+  }
+  const entries = schema['x-codes'].map((e) => {
+    if (!Number.isInteger(e.code) || !e.name || !Number.isInteger(e.status) || !e.description) {
+      throw new SpecError(`ErrorCode x-codes entry ${JSON.stringify(e)} needs code, name, status and description`);
     }
-    return { name: e.title, code: e.const, status: e['x-status'], message: e.description };
+    return { name: e.name, code: e.code, status: e.status, message: e.description };
   });
+  const listed = JSON.stringify(schema.enum);
+  const described = JSON.stringify(entries.map((e) => e.code));
+  if (listed !== described) {
+    throw new SpecError(
+      `ErrorCode's enum ${listed} and its x-codes ${described} must list the same codes in the same order`,
+    );
+  }
   for (const key of ['name', 'code']) {
     if (new Set(entries.map((e) => e[key])).size !== entries.length) {
-      throw new Error(`ErrorCode entries repeat a ${key}`);
+      throw new SpecError(`ErrorCode entries repeat a ${key}`);
     }
   }
   return entries;

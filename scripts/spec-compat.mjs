@@ -14,8 +14,8 @@
  *   (length, items and properties too), an enum value removed: breaking;
  * - response side: a field removed or made optional, a widened type, a removed or changed pattern/format/const, a
  *   raised or removed maximum, a lowered or removed minimum, an enum value added or removed: breaking;
- * - error codes (ours entirely): the `ErrorCode` catalogue (components.schemas.ErrorCode, a oneOf of const codes
- *   with x-status) loses a code or changes a code's status or name; an operation's response stops documenting (in
+ * - error codes (ours entirely): the `ErrorCode` catalogue (components.schemas.ErrorCode: its `x-codes`, each
+ *   code's name and status; up to 1.1.0 a oneOf of const codes with x-status) loses a code or changes a code's status or name; an operation's response stops documenting (in
  *   its examples) an error code it documented: breaking. Codes added: non-breaking.
  * Anything else keeps api-smart-diff's verdict; text-only changes (descriptions, examples) are counted, not listed.
  * A shared bound (an `allOf` member that holds only bounds and annotations, such as `ExchangeCurrencies`'s
@@ -314,10 +314,12 @@ function classify(d, p, before, after, merged) {
   } else {
     return TEXT.has(rest[0]) ? { verdict: 'text' } : { verdict: d.type, message: `${op}: ${rest.join('/')} ${change}` };
   }
-  return classifySchema(d, op, location, direction, schemaSegments);
+  // The schema that holds the changed keyword, as it was (what it already admitted).
+  const holder = walk(before, pointer(before, ['paths', pathName, method]), rest.slice(0, -1));
+  return classifySchema(d, op, location, direction, schemaSegments, holder);
 }
 
-function classifySchema(d, op, location, direction, seg) {
+function classifySchema(d, op, location, direction, seg, holder) {
   const input = direction === 'input';
   const last = seg[seg.length - 1];
   const parentKey = seg[seg.length - 2];
@@ -420,6 +422,10 @@ function classifySchema(d, op, location, direction, seg) {
   }
   if (last === 'additionalProperties') {
     const what = `${at(seg.slice(0, -1))} additionalProperties ${describeValue(before)} -> ${describeValue(after)}`;
+    // An object that admitted no property at all (`maxProperties: 0`) admits the same with no additional one.
+    if (after === false && holder?.maxProperties === 0) {
+      return { verdict: 'non-breaking', message: `${what} (the same objects: maxProperties is 0)` };
+    }
     if (after === false || (d.action === 'add' && after !== true)) return narrowed(what);
     if (d.action === 'remove' || after === true) return widened(what);
   }
@@ -429,10 +435,18 @@ function classifySchema(d, op, location, direction, seg) {
   };
 }
 
-/** The `ErrorCode` catalogue: code -> { name, status }. */
+/**
+ * The `ErrorCode` catalogue: code -> { name, status }. Read from `x-codes` (each code's name and status beside
+ * the schema's `enum`), or, in the documents released up to 1.1.0, from a `oneOf` of `const` codes with `title`
+ * and `x-status`: the same catalogue written either way is no change.
+ */
 function catalogue(doc) {
   const out = new Map();
-  for (const entry of doc?.components?.schemas?.ErrorCode?.oneOf ?? []) {
+  const schema = doc?.components?.schemas?.ErrorCode;
+  for (const entry of schema?.['x-codes'] ?? []) {
+    if (entry && typeof entry.code === 'number') out.set(entry.code, { name: entry.name, status: entry.status });
+  }
+  for (const entry of schema?.oneOf ?? []) {
     if (entry && typeof entry.const === 'number')
       out.set(entry.const, { name: entry.title, status: entry['x-status'] });
   }

@@ -20,7 +20,7 @@ export const errorCatalogue = {
   internal_error: { code: 10500, status: 500, message: "An unexpected error. Details are logged by the server, never sent." },
   method_not_allowed: { code: 10700, status: 405, message: "The path exists but not with this HTTP method." },
   unsupported_media_type: { code: 10800, status: 415, message: "The request body's content type is not one the operation accepts." },
-  not_acceptable: { code: 10900, status: 406, message: "The `Accept` header excludes `application/json`, the only representation served." },
+  not_acceptable: { code: 10900, status: 406, message: "The `Accept` header admits none of the representations the operation serves (JSON, or the text of `/metrics` and `/v1/events`)." },
   payload_too_large: { code: 11000, status: 413, message: "The request body is larger than the server accepts (16 KiB)." },
   rate_limited: { code: 11100, status: 429, message: "Too many requests; retry after the number of seconds in `Retry-After`." },
   too_many_event_streams: { code: 11101, status: 429, message: "The account already holds as many event streams open on this instance as it may (`details.limit`)." },

@@ -645,12 +645,14 @@ export interface components {
     schemas: {
         /**
          * ErrorCode
-         * @description The error catalogue. A code is `prefix × 10000 + kind × 100 + detail` (prefix 1 for this gateway);
-         *     each entry gives its stable name (`title`), the HTTP status it comes with (`x-status`) and its meaning.
+         * @description The error catalogue. A code is `prefix × 10000 + kind × 100 + detail` (prefix 1 for this gateway).
+         *     `enum` lists the codes; `x-codes` gives each, in the same order, its stable name (`name`), the HTTP
+         *     status it comes with (`status`) and its meaning (`description`).
          *     Kinds 0 to 8 are those of the real service's family; kinds 9 to 15 are added by this gateway.
          * @example 10000
+         * @enum {integer}
          */
-        ErrorCode: number & (10000 | 10101 | 10102 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11101 | 11400 | 11500 | 11200 | 11201 | 11202 | 11203 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308 | 11309);
+        ErrorCode: 10000 | 10101 | 10102 | 10200 | 10201 | 10204 | 10206 | 10207 | 10400 | 10401 | 10402 | 10403 | 10404 | 10405 | 10500 | 10700 | 10800 | 10900 | 11000 | 11100 | 11101 | 11400 | 11500 | 11200 | 11201 | 11202 | 11203 | 11300 | 11301 | 11302 | 11303 | 11304 | 11305 | 11306 | 11307 | 11308 | 11309;
         /**
          * ErrorBody
          * @description The body of every error response.
@@ -697,7 +699,8 @@ export interface components {
          */
         TokenResponse: {
             /**
-             * @description Bearer token for the protected operations (a JWT; treat it as opaque).
+             * @description Bearer token for the protected operations (a JWT; treat it as opaque). At most 4096 characters, the
+             *     length `POST /v1/oauth2/revoke` accepts.
              * @example eyJhbGciOiJFZERTQSIsImtpZCI6IjJhOWYiLCJ0eXAiOiJKV1QifQ.eyJhIjoiM1A5S1IzM1F5WHdmVFh2OGtLdE5HWll0Z0trM1JYU1VrMzYiLCJuYiI6IlciLCJleHAiOjE3OTQ0MDI4MDB9.c2lnbmF0dXJl
              */
             access_token: string;
@@ -713,7 +716,8 @@ export interface components {
              */
             expires_in: number;
             /**
-             * @description Opaque; exchanged once for a new token pair. Valid 30 days unless configured otherwise.
+             * @description Opaque; exchanged once for a new token pair. Valid 30 days unless configured otherwise. At most 256
+             *     characters, the length the `refresh_token` parameter accepts.
              * @example rt_9Hc2rTQv1m3P0WkA7yZbL5xNqE8sJfUd4GgVoKiB6Cw
              */
             refresh_token: string;
@@ -957,6 +961,7 @@ export interface components {
             /** @constant */
             type: "list";
             page_info: components["schemas"]["OffsetPageInfo"];
+            /** @description At most `limit` terms (100 at most). */
             items: components["schemas"]["DepositCurrency"][];
         };
         /**
@@ -967,6 +972,7 @@ export interface components {
             /** @constant */
             type: "list";
             page_info: components["schemas"]["OffsetPageInfo"];
+            /** @description At most `limit` terms (100 at most). */
             items: components["schemas"]["WithdrawalCurrency"][];
         };
         /**
@@ -1118,11 +1124,13 @@ export interface components {
             fee: number;
             /**
              * Format: date-time
+             * @description UTC with milliseconds (`YYYY-MM-DDThh:mm:ss.sssZ`).
              * @example 2020-11-03T08:34:02.630Z
              */
             created_at: string;
             /**
              * Format: date-time
+             * @description UTC with milliseconds (`YYYY-MM-DDThh:mm:ss.sssZ`).
              * @example 2020-11-03T09:02:41.117Z
              */
             updated_at: string;
@@ -1137,6 +1145,7 @@ export interface components {
             /** @constant */
             type: "list";
             page_info: components["schemas"]["CursorPageInfo"];
+            /** @description At most `limit` movements (100 at most), within the page's byte bound. */
             items: components["schemas"]["Movement"][];
         };
         /**
@@ -1218,6 +1227,7 @@ export interface components {
             /** @constant */
             type: "list";
             page_info: components["schemas"]["CursorPageInfo"];
+            /** @description At most `limit` platforms (100 at most). */
             items: components["schemas"]["Platform"][];
         };
         /**
@@ -1259,6 +1269,7 @@ export interface components {
             /** @constant */
             type: "list";
             page_info: components["schemas"]["CursorPageInfo"];
+            /** @description At most `limit` trades (1000 at most), within the page's byte bound. */
             items: components["schemas"]["Trade"][];
         };
         /**
@@ -2082,6 +2093,18 @@ export interface components {
                 "application/json": components["schemas"]["ErrorBody"];
             };
         };
+        /**
+         * @description The `Accept` header excludes `text/event-stream`, the only representation of the event stream. The error
+         *     itself is JSON.
+         */
+        NotAcceptableEventStream: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
         /** @description The account already holds as many event streams open on this instance as it may; one must close first. */
         TooManyEventStreams: {
             headers: {
@@ -2125,6 +2148,18 @@ export interface components {
         };
         /** @description No operation is served at this path on this port. */
         RouteNotFound: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorBody"];
+            };
+        };
+        /**
+         * @description The `Accept` header excludes `text/plain`, the only representation of the metrics (the Prometheus text
+         *     format). The error itself is JSON.
+         */
+        NotAcceptableMetrics: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2785,7 +2820,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable"];
+            406: components["responses"]["NotAcceptableEventStream"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyEventStreams"];
             431: components["responses"]["HeadersTooLarge"];
@@ -3080,7 +3115,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["RouteNotFound"];
             405: components["responses"]["MethodNotAllowed"];
-            406: components["responses"]["NotAcceptable"];
+            406: components["responses"]["NotAcceptableMetrics"];
             408: components["responses"]["RequestTimeout"];
             429: components["responses"]["TooManyRequests"];
             431: components["responses"]["HeadersTooLarge"];

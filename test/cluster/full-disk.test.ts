@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { signerFromSeed } from '@gateway/client';
 import { afterAll, describe, expect, it } from 'vitest';
+import { recordFigures } from '../src/figures.js';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
 import { passwordGrant } from '../src/sign-in.js';
 
@@ -101,7 +102,8 @@ describe.skipIf(!root)('the embedded database on a full disk', () => {
     expect(metrics).toMatch(/^gateway_storage_full 1$/m);
     expect(metrics).toMatch(/^gateway_storage_full_refusals_total 10$/m);
     // Reads go on: the catalogue, and a signed-in page with the token issued before.
-    expect((await fetch(`${url}/v1/platforms/ETH`)).status).toBe(200);
+    const catalogueRead = (await fetch(`${url}/v1/platforms/ETH`)).status;
+    expect(catalogueRead).toBe(200);
     const page = await fetch(`${url}/v1/movements?limit=5`, {
       headers: { authorization: `Bearer ${kept.access_token}` },
     });
@@ -173,5 +175,15 @@ describe.skipIf(!root)('the embedded database on a full disk', () => {
     expect(lines.filter((l) => l.includes('storage no longer full'))).toHaveLength(1);
     expect(lines.filter((l) => l.includes('request failed'))).toEqual([]);
     expect(lines.filter((l) => l.includes('"stack"'))).toEqual([]);
+    // For `npm run prove`: what was tried, and what went wrong (all zero when it held).
+    recordFigures('full-disk', {
+      writesRefused: grants.length,
+      refusedOtherwise: grants.filter((g) => g.status !== 503).length,
+      readsRefused: [catalogueRead, page.status].filter((s) => s !== 200).length,
+      // The sign-in from before the disk filled, and the movement imported while it was full.
+      lost: [refreshed.status, movement.status].filter((s) => s !== 200).length,
+      stackLines: lines.filter((l) => l.includes('"stack"')).length,
+      logLines: lines.filter((l) => l.includes('storage full:') || l.includes('storage no longer full')).length,
+    });
   }, 90_000);
 });

@@ -68,6 +68,23 @@ describe('npm run generate on a structurally broken spec', () => {
     expect(snapshot(out)).toEqual(before);
   }, 60_000);
 
+  it('refuses an ErrorCode whose enum and x-codes do not list the same codes, and writes nothing', () => {
+    const spec = path.join(work, 'spec-codes');
+    cpSync(path.join(root, 'spec'), spec, { recursive: true });
+    const file = path.join(spec, 'components/errors.yaml');
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('  enum:\n    - 10000\n    - 10101\n');
+    writeFileSync(file, text.replace('  enum:\n    - 10000\n    - 10101\n', '  enum:\n    - 10000\n'));
+
+    const out = copyOfGenerated('out-codes');
+    const before = snapshot(out);
+    const result = generate(spec, out);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('must list the same codes in the same order');
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    expect(snapshot(out)).toEqual(before);
+  }, 60_000);
+
   it('generates from the unchanged copy (the control)', () => {
     const spec = path.join(work, 'spec-unchanged');
     cpSync(path.join(root, 'spec'), spec, { recursive: true });

@@ -151,8 +151,9 @@ const breaking: [string, (d: Doc) => void, RegExp][] = [
   [
     'a changed error code',
     (d) => {
-      const entry = d.components.schemas.ErrorCode.oneOf.find((e: Doc) => e.const === 10402);
-      entry.const = 10499;
+      const schema = d.components.schemas.ErrorCode;
+      schema['x-codes'].find((e: Doc) => e.code === 10402).code = 10499;
+      schema.enum = schema.enum.map((code: number) => (code === 10402 ? 10499 : code));
       d.components.responses.PlatformNotFound.content[
         'application/json'
       ].examples.platformNotFound.value.errors[0].code = 10499;
@@ -162,7 +163,7 @@ const breaking: [string, (d: Doc) => void, RegExp][] = [
   [
     "a changed error code's status",
     (d) => {
-      d.components.schemas.ErrorCode.oneOf.find((e: Doc) => e.const === 10402)['x-status'] = 400;
+      d.components.schemas.ErrorCode['x-codes'].find((e: Doc) => e.code === 10402).status = 400;
     },
     /error code 10402 \(platform_not_found\) status 404 -> 400/,
   ],
@@ -241,7 +242,8 @@ const nonBreaking: [string, (d: Doc) => void, RegExp][] = [
   [
     'a new error code',
     (d) => {
-      d.components.schemas.ErrorCode.oneOf.push({ const: 10499, title: 'example_code', 'x-status': 400 });
+      d.components.schemas.ErrorCode.enum.push(10499);
+      d.components.schemas.ErrorCode['x-codes'].push({ code: 10499, name: 'example_code', status: 400 });
     },
     /error code 10499 \(example_code\) added to the catalogue/,
   ],
@@ -252,6 +254,46 @@ describe('spec:compat on fixtures of the bundled document', () => {
     const r = checkCompatibility(bundled, structuredClone(bundled));
     expect(r.ok).toBe(true);
     expect([...r.breaking, ...r.nonBreaking, ...r.other]).toEqual([]);
+  });
+
+  it('reads additionalProperties: false on a request object of maxProperties 0 as the same objects, elsewhere as narrowed', () => {
+    const before = edited((d) => {
+      delete d.components.schemas.NoParameters.additionalProperties;
+    });
+    expect(bundled.components.schemas.NoParameters).toMatchObject({ maxProperties: 0, additionalProperties: false });
+    const same = checkCompatibility(before, bundled);
+    expect(same.breaking).toEqual([]);
+    expect(same.nonBreaking.map((c) => c.message)).toContain(
+      'POST /v1/oauth2/token: request body (application/json) additionalProperties none -> false (the same objects: maxProperties is 0)',
+    );
+    const narrowed = checkCompatibility(
+      before,
+      edited((d) => {
+        delete d.components.schemas.NoParameters.additionalProperties;
+        d.components.schemas.PasswordGrantRequest.additionalProperties = false;
+      }),
+    );
+    expect(narrowed.breaking.map((c) => c.message)).toContain(
+      'POST /v1/oauth2/token: request body (application/json) additionalProperties none -> false (narrowed input)',
+    );
+  });
+
+  it('reads a catalogue released as a oneOf of const codes as the same catalogue as its x-codes', () => {
+    const released = edited((d) => {
+      const { enum: _codes, 'x-codes': entries, ...rest } = d.components.schemas.ErrorCode;
+      d.components.schemas.ErrorCode = {
+        ...rest,
+        oneOf: entries.map((e: Doc) => ({ const: e.code, title: e.name, 'x-status': e.status })),
+      };
+    });
+    const r = checkCompatibility(released, bundled);
+    expect([...r.breaking, ...r.nonBreaking].filter((c) => /error code/.test(c.message))).toEqual([]);
+    const changed = edited((d) => {
+      d.components.schemas.ErrorCode['x-codes'].find((e: Doc) => e.code === 10402).status = 400;
+    });
+    expect(checkCompatibility(released, changed).breaking.map((c) => c.message)).toContain(
+      'error code 10402 (platform_not_found) status 404 -> 400',
+    );
   });
 
   it.each(breaking)('fails on %s, naming it', (_name, edit, expected) => {

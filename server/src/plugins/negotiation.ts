@@ -44,7 +44,8 @@ export function negotiation(app: FastifyInstance): void {
       const operationId = request.routeOptions.config.operationId;
       const produced = operationId ? operationMeta[operationId].responseContentTypes : JSON_ONLY;
       if (!acceptable(accept, produced)) {
-        done(new ApiError('not_acceptable'));
+        // Named, since not every operation serves JSON (metrics are text, events a stream).
+        done(new ApiError('not_acceptable', `Only ${produced.join(' or ')} can be served`));
         return;
       }
     }

@@ -125,8 +125,15 @@ describe('operator endpoints', () => {
 
   it('answers in what the operation produces: metrics as text, the rest as JSON', async () => {
     expect((await t.app.inject({ url: '/metrics', headers: { accept: 'text/plain' } })).statusCode).toBe(200);
-    expect((await t.app.inject({ url: '/metrics', headers: { accept: 'application/json' } })).statusCode).toBe(406);
+    const refused = await t.app.inject({ url: '/metrics', headers: { accept: 'application/json' } });
+    expect(refused.statusCode).toBe(406);
+    // The refusal names what the operation serves, not the JSON of the other operations.
+    expect(refused.json().errors[0]).toMatchObject({ code: 10900, message: 'Only text/plain can be served' });
+    const events = await t.app.inject({ url: '/v1/events', headers: { accept: 'application/json' } });
+    expect(events.json().errors[0]).toMatchObject({ code: 10900, message: 'Only text/event-stream can be served' });
     expect((await t.app.inject({ url: '/v1/platforms', headers: { accept: 'application/*' } })).statusCode).toBe(200);
-    expect((await t.app.inject({ url: '/v1/platforms', headers: { accept: 'text/*' } })).statusCode).toBe(406);
+    const json = await t.app.inject({ url: '/v1/platforms', headers: { accept: 'text/*' } });
+    expect(json.statusCode).toBe(406);
+    expect(json.json().errors[0].message).toBe('Only application/json can be served');
   });
 });
