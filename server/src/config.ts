@@ -151,6 +151,11 @@ const settings = {
   metricsHost: { type: 'string', minLength: 1, default: '127.0.0.1' },
   /** Log level: fatal, error, warn, info, debug, trace or silent. */
   logLevel: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+  /**
+   * How log lines are written: `json` (one JSON object a line, for collectors), `pretty` (readable lines,
+   * pino-pretty), or `auto` (default): pretty when standard output is a terminal, JSON otherwise.
+   */
+  logFormat: { type: 'string', enum: ['auto', 'json', 'pretty'], default: 'auto' },
 } as const;
 
 /** The value a setting gives: a list when it has a separator, one of its enum, a number or text. */

@@ -17,12 +17,19 @@ export const BODY_LIMIT = 16 * 1024;
 type LogStream = { write(line: string): void };
 
 /**
- * Where log lines go: the given stream; else readable lines when standard output is a terminal (pino-pretty,
- * as pino users expect); else JSON lines on standard output, for collectors.
+ * Where log lines go: the given stream; else standard output, as LOG_FORMAT says: readable lines (pino-pretty)
+ * for `pretty`, or for `auto` when standard output is a terminal, as pino users expect; JSON lines otherwise,
+ * for collectors.
  */
-export function logDestination(logStream: LogStream | undefined, isTTY = process.stdout.isTTY === true) {
+export function logDestination(
+  logStream: LogStream | undefined,
+  isTTY = process.stdout.isTTY === true,
+  format: Config['logFormat'] = 'auto',
+) {
   if (logStream) return { stream: logStream };
-  if (isTTY) return { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } };
+  if (format === 'pretty' || (format === 'auto' && isTTY)) {
+    return { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l' } } };
+  }
   return {};
 }
 
@@ -86,7 +93,7 @@ export function fastifyOptions(config: Config, instanceId: string, logStream?: L
     ajv: { customOptions: { keywords: ['x-unknown-tag-error'] } },
     logger: {
       level: config.logLevel,
-      ...logDestination(logStream),
+      ...logDestination(logStream, undefined, config.logFormat),
       // Never log query strings (deployed clients send passwords there), headers or bodies.
       serializers: {
         req: (req) => ({ id: req.id, method: req.method, path: String(req.url).split('?')[0] }),

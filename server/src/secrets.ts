@@ -45,8 +45,11 @@ export function keyIdOf(publicKey: KeyObject): string {
     .slice(0, 16);
 }
 
-/** Resolves the secrets; `warn` is told which ones were generated or read from the data folder. */
-export function loadSecrets(config: Config, warn: (message: string) => void): Secrets {
+/**
+ * Resolves the secrets; `say` is told which ones were generated into the data folder (`generated`: a warning,
+ * once per data folder) or read from it (at each later start).
+ */
+export function loadSecrets(config: Config, say: (message: string, generated: boolean) => void): Secrets {
   requireSharedSecrets(config);
   const configured: StoredSecrets = {
     tokenSigningKey: config.tokenSigningKey || undefined,
@@ -65,10 +68,13 @@ export function loadSecrets(config: Config, warn: (message: string) => void): Se
       writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
       chmodSync(file, 0o600);
     }
-    warn(
-      `embedded mode: ${missing.join(', ')} ${generated.length > 0 ? 'generated into' : 'read from'} ${file}; ` +
-        'set TOKEN_SIGNING_KEY, PROXY_SEED and CURSOR_SECRET in production and keep a backup of them',
-    );
+    if (generated.length > 0) {
+      say(
+        `embedded mode: ${generated.join(', ')} generated into ${file}; ` +
+          'set TOKEN_SIGNING_KEY, PROXY_SEED and CURSOR_SECRET in production and keep a backup of them',
+        true,
+      );
+    } else say(`embedded mode: ${missing.join(', ')} read from ${file} (generated there at its first start)`, false);
     resolved = { ...stored, ...Object.fromEntries(Object.entries(configured).filter(([, v]) => v)) };
   }
   const signingKey = createPrivateKey(String(resolved.tokenSigningKey).replaceAll('\\n', '\n'));

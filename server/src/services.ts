@@ -21,6 +21,7 @@ import type { Store } from './store/store.js';
 
 /** Where the services write their warnings (the app's logger): a message, or an object and a message. */
 export interface ServicesLog extends DatabaseLog {
+  info(message: string): void;
   warn(message: string): void;
   warn(object: object, message: string): void;
 }
@@ -31,7 +32,9 @@ export function createServices(
   options: { now: () => number; log: ServicesLog; connections?: ConnectionCounts },
 ): Services {
   const warn = (message: string) => options.log.warn(message);
-  const secrets = loadSecrets(config, warn);
+  // Secrets generated into the data folder are a warning, said once, when they are made; read back at each
+  // later start, one line of information.
+  const secrets = loadSecrets(config, (message, generated) => (generated ? warn(message) : options.log.info(message)));
   const database = watchDatabase(store, options.log, { now: options.now });
   const catalogue = createCatalogueCache(store.db, options.now, { failed: (error) => database.failed(error) });
   const sharedLimits = config.redisUrl ? createSharedLimits(config.redisUrl, { warn }) : null;

@@ -6,10 +6,13 @@
  * sign-out reaching the other tab, and an error forced on the mock shown with its kind. Screenshots of every
  * page of a failed test go to test-results/, with the gateway's log, and what the pages reported is printed.
  * Prints the figures: bundle size, sign-in click to first page, import to event shown, refreshes of two tabs.
+ * And `npm run wallet` as a user starts it: vite's `--port`, and the gateway choices on `PORT` and `MOCK_PORT`.
  */
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -17,6 +20,7 @@ import { launchChromium } from '../src/chromium.js';
 import { percentile } from '../src/figures.js';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
 import { importMovement } from '../src/movements.js';
+import { freePort } from '../src/prism.js';
 import {
   addProbes,
   type RunningMock,
@@ -254,4 +258,60 @@ describe.skipIf(!inject('chromium'))('the example wallet in headless Chromium', 
     await page.locator('#force-error').selectOption('');
     await expect.poll(() => refusal.count(), { timeout: 20_000 }).toBe(0);
   }, 60_000);
+});
+
+describe('npm run wallet', () => {
+  it("takes vite's --port, and offers the demo server and the mock on PORT and MOCK_PORT", async () => {
+    const [port, gatewayPort, mockPort] = await Promise.all([freePort(), freePort(), freePort()]);
+    let output = '';
+    // Its own process group (npm, turbo, vite), stopped whole at the end.
+    const npm = spawn('npm', ['run', 'wallet', '--', '--port', String(port)], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      env: { ...process.env, PORT: String(gatewayPort), MOCK_PORT: String(mockPort) },
+      detached: true,
+    });
+    npm.stdout.on('data', (chunk) => {
+      output += chunk;
+    });
+    npm.stderr.on('data', (chunk) => {
+      output += chunk;
+    });
+    const page = `http://localhost:${port}`;
+    try {
+      const deadline = Date.now() + 100_000;
+      // Vite's "Local: http://localhost:<port>/" once it serves (after the build of the packages it needs).
+      while (!/Local:/.test(output) && Date.now() < deadline) {
+        if (npm.exitCode !== null) throw new Error(`npm run wallet exited:\n${output}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(output).not.toContain('parsed as a normal command line argument');
+      expect(output, output).toContain(`Local:   http://localhost:${port}/`);
+      // The page's env, as vite serves it to the page's modules.
+      const settings = await (await fetch(`${page}/src/settings.ts`)).text();
+      expect(settings).toContain(`"VITE_GATEWAY_PORT": "${gatewayPort}"`);
+      expect(settings).toContain(`"VITE_MOCK_PORT": "${mockPort}"`);
+      if (inject('chromium')) {
+        const browser = await launchChromium();
+        try {
+          const tab = await browser.newPage();
+          await tab.goto(page);
+          const choices = () =>
+            tab.locator('#gateway option').evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+          await expect
+            .poll(choices, { timeout: 20_000 })
+            .toEqual([`http://127.0.0.1:${gatewayPort}`, `http://127.0.0.1:${mockPort}`]);
+        } finally {
+          await browser.close();
+        }
+      }
+    } finally {
+      if (npm.pid) {
+        try {
+          process.kill(-npm.pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+    }
+  }, 150_000);
 });

@@ -1,7 +1,7 @@
 /**
  * The mock as a web page uses it (`npm run mock`: scripts/mock-front.mjs in front of Prism): lists page to
- * their end without repeating a row, and any call, an event stream included, fails on demand with the
- * documented JSON error.
+ * their end without repeating a row, any call, an event stream included, fails on demand with the
+ * documented JSON error, and an invalid request's 400 body names its violation.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -90,6 +90,43 @@ describe('the mock in front of Prism', () => {
     });
     expect(preflight.status).toBeLessThan(300);
     expect(preflight.headers.get('access-control-allow-origin')).toBe('http://localhost:5173');
+  });
+
+  it.each([
+    // The spec's generic example says `querystring/limit must be <= 100`; the body says what is wrong.
+    ['GET', '/v1/movements?limit=twenty', '', 10201, 'querystring/limit must be integer', 'limit'],
+    ['GET', '/v1/platforms?limit=0', '', 10201, 'querystring/limit must be >= 1', 'limit'],
+    ['GET', '/v1/movements/a%20b', '', 10201, 'params/id must match pattern "^[A-Za-z0-9_-]{1,64}$"', 'id'],
+    ['POST', '/v1/oauth2/token', 'grant_type=password', 10200, 'body/scope is required', 'scope'],
+    ['POST', '/v1/oauth2/token', 'scope=general', 10200, 'body/grant_type is required', 'grant_type'],
+  ])(
+    'an invalid request (%s %s %s) gets the ErrorBody of its violation',
+    async (method, path, body, code, message, parameter) => {
+      const answer = await fetch(new URL(path, base), {
+        method,
+        headers: { ...BEARER, ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+        ...(body ? { body } : {}),
+      });
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(answer.headers.get('sl-violations')).toBeTruthy();
+      expect(await answer.json()).toEqual({ errors: [{ code, message, details: { parameter } }] });
+    },
+  );
+
+  it('an unknown grant type gets the error the spec names for it; a 400 asked for is the example asked for', async () => {
+    const unknown = await fetch(`${base}/v1/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=magic',
+    });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { errors: { code: number }[] }).errors[0]?.code).toBe(11300);
+    const asked = await fetch(`${base}/v1/movements?limit=twenty`, { headers: { ...BEARER, prefer: 'code=400' } });
+    expect(asked.status).toBe(400);
+    expect(((await asked.json()) as { errors: { message: string }[] }).errors[0]?.message).toBe(
+      'querystring/limit must be <= 100',
+    );
   });
 
   it('reads Prefer as Prism does', () => {

@@ -4,7 +4,7 @@
  * and the body is valid for it, which checks the scenarios, the examples and the spec together.
  */
 
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { errorCatalogue, type OperationId, operationMeta } from '@gateway/generated';
@@ -143,12 +143,15 @@ describe('the mock for frontend developers', () => {
 });
 
 describe('npm run mock', () => {
-  it('stops Prism when npm is stopped (npm signals its shell, which does not pass the signal on)', async () => {
+  /** `npm run mock` on a free port: npm itself, its output so far, and a stop that leaves nothing running. */
+  async function npmRunMock() {
     const port = await freePort();
     let output = '';
+    // Its own process group (npm, its shell, the mock, Prism), stopped whole at the end.
     const npm = spawn('npm', ['run', 'mock'], {
       cwd: fileURLToPath(new URL('../..', import.meta.url)),
       env: { ...process.env, MOCK_PORT: String(port) },
+      detached: true,
     });
     npm.stdout.on('data', (chunk) => {
       output += chunk;
@@ -156,8 +159,45 @@ describe('npm run mock', () => {
     npm.stderr.on('data', (chunk) => {
       output += chunk;
     });
+    return {
+      port,
+      npm,
+      output: () => output,
+      kill: () => {
+        try {
+          if (npm.pid) process.kill(-npm.pid, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      },
+    };
+  }
+
+  it('says it listens once Prism answers (200 at once, no 502), and names only its own address', async () => {
+    const mock = await npmRunMock();
     try {
-      await waitForPort(port, npm, () => output, 60_000);
+      const deadline = Date.now() + 60_000;
+      while (!mock.output().includes('mock of the gateway API on') && Date.now() < deadline) {
+        if (mock.npm.exitCode !== null) throw new Error(`npm run mock exited:\n${mock.output()}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      const answer = await fetch(`http://127.0.0.1:${mock.port}/v1/platforms`, {
+        headers: { authorization: await mockContext.bearer() },
+      });
+      expect(answer.status, mock.output()).toBe(200);
+      // Prism's log (its routes) is passed on with the front's address, not Prism's internal port.
+      const addresses = new Set(mock.output().match(/https?:\/\/[\w.:[\]-]+/g));
+      expect([...addresses]).toEqual([`http://127.0.0.1:${mock.port}`]);
+      expect(mock.output()).toContain(`GET        http://127.0.0.1:${mock.port}/v1/platforms`);
+    } finally {
+      mock.kill();
+    }
+  }, 90_000);
+
+  it('stops Prism when npm is stopped (npm signals its shell, which does not pass the signal on)', async () => {
+    const { port, npm, output, kill } = await npmRunMock();
+    try {
+      await waitForPort(port, npm, output, 60_000);
       npm.kill('SIGTERM');
       const deadline = Date.now() + 10_000;
       let listening = true;
@@ -175,8 +215,7 @@ describe('npm run mock', () => {
       expect(listening, `Prism still listens on ${port} after npm was stopped`).toBe(false);
     } finally {
       // Whatever the outcome, nothing of this test keeps running.
-      npm.kill('SIGKILL');
-      spawnSync('pkill', ['-f', `--port ${port}`]);
+      kill();
     }
   }, 90_000);
 });

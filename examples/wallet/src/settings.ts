@@ -3,10 +3,12 @@
  * demo server, or `VITE_API_URL` at build time), an error to force on the mock (`?prefer=code%3D503`: the
  * mock's `Prefer` header on every request; the server accepts and ignores it), and a short token lifetime
  * to watch refreshes (`?lifetime=` seconds; default one week).
+ *
+ * The demo server and the mock are on the ports vite was started with (`PORT`, `MOCK_PORT`: vite.config.ts).
  */
 export const SERVERS = {
-  demo: 'http://127.0.0.1:3000',
-  mock: 'http://127.0.0.1:4010',
+  demo: `http://127.0.0.1:${import.meta.env.VITE_GATEWAY_PORT || '3000'}`,
+  mock: `http://127.0.0.1:${import.meta.env.VITE_MOCK_PORT || '4010'}`,
 } as const;
 
 /** The failures the mock can be asked for (`Prefer: code=<status>`). */

@@ -10,6 +10,8 @@ export type RecordPath = readonly (string | number)[];
 export interface Problem {
   path: RecordPath;
   text: string;
+  /** Said by another problem's line (a missing key that an unknown key misspells): checked, not printed. */
+  silent?: boolean;
 }
 
 /** The fields that name a list entry in messages (`platforms[0] (BSC)`, `staking[0] (USDT)`). */
@@ -58,9 +60,12 @@ function pathOf(pointer: string): (string | number)[] {
  * format is refused in that format's words (`refusals`), whichever keyword caught it: `-1` and `true` are
  * both "not a non-negative decimal".
  */
-export function wordErrors(errors: readonly ErrorObject[], refusals: Readonly<Record<string, string>>): Problem[] {
+export function wordErrors(errors: readonly ErrorObject[], words: RecordWords): Problem[] {
+  const { refusals } = words;
   const problems: Problem[] = [];
   const unknownFields = new Map<string, Problem & { names: string[] }>();
+  // A misspelled required key is said once, as the unknown key and its suggestion, not also as missing.
+  const suggested = new Set<string>();
   for (const error of errors) {
     const path = pathOf(error.instancePath);
     const params = error.params as Record<string, unknown>;
@@ -82,8 +87,12 @@ export function wordErrors(errors: readonly ErrorObject[], refusals: Readonly<Re
         break;
       case 'additionalProperties': {
         const entry = unknownFields.get(error.instancePath) ?? { path, text: '', names: [] };
-        entry.names.push(String(params.additionalProperty));
-        entry.text = `unknown field(s): ${entry.names.join(', ')}`;
+        const name = String(params.additionalProperty);
+        const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+        const nearest = nearestKey(name, known, error.data);
+        if (nearest !== undefined) suggested.add(JSON.stringify([...path, nearest]));
+        entry.names.push(`${name.slice(0, 80)}${nearest === undefined ? '' : ` (did you mean ${nearest}?)`}`);
+        entry.text = words.unknown(entry.names);
         if (!unknownFields.has(error.instancePath)) problems.push(entry);
         unknownFields.set(error.instancePath, entry);
         break;
@@ -130,12 +139,50 @@ export function wordErrors(errors: readonly ErrorObject[], refusals: Readonly<Re
   }
   // A value checked by two schemas (a feed's transaction is also a MovementTransaction) is refused once.
   const seen = new Set<string>();
-  return problems.filter(({ path, text }) => {
-    const key = JSON.stringify([path, text]);
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
+  return problems
+    .filter(({ path, text }) => {
+      const key = JSON.stringify([path, text]);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .map((p) => (p.text === 'is required' && suggested.has(JSON.stringify(p.path)) ? { ...p, silent: true } : p));
+}
+
+/** How the problems of a record are worded: its formats' refusals, and its unknown keys (each with a suggestion). */
+export interface RecordWords {
+  refusals: Readonly<Record<string, string>>;
+  unknown: (names: string[]) => string;
+}
+
+/**
+ * The known key an unknown one most likely misspells: the nearest by edit distance, within a third of its
+ * length (at least 1, at most 3), preferring one the object lacks (`default_plaform` for `default_platform`).
+ */
+export function nearestKey(name: string, known: readonly string[], object: unknown): string | undefined {
+  const given = typeof object === 'object' && object !== null ? object : {};
+  const most = Math.min(3, Math.max(1, Math.floor(name.length / 3)));
+  let best: { key: string; cost: number } | undefined;
+  for (const key of known) {
+    const cost = editDistance(name.toLowerCase(), key.toLowerCase()) - (key in given ? 0 : 0.5);
+    if (cost <= most && (best === undefined || cost < best.cost)) best = { key, cost };
+  }
+  return best?.key;
+}
+
+/** Levenshtein distance (insertions, deletions and substitutions each cost 1); names are short. */
+function editDistance(a: string, b: string): number {
+  if (Math.abs(a.length - b.length) > 3 || a.length > 80) return Number.POSITIVE_INFINITY;
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1);
+      row.push(Math.min((previous[j] ?? 0) + 1, (row[j - 1] ?? 0) + 1, substitution));
+    }
+    previous = row;
+  }
+  return previous[b.length] ?? 0;
 }
 
 /** What a refused key breaks, in few words. */

@@ -4,7 +4,7 @@
  * here. What a schema cannot say (rules across fields and records, the database's catalogue) the callers
  * check after it, on the values it found sound, and report in the same words (Problems).
  */
-import { type RecordName, recordSchemas } from '@gateway/generated';
+import { type RecordName, recordNames, recordSchemas } from '@gateway/generated';
 import { Ajv, type ValidateFunction } from 'ajv';
 import { type DecimalText, fractionDigits, parseDecimal } from '../lib/decimal.js';
 import { normaliseTimestamp } from '../lib/time.js';
@@ -25,6 +25,8 @@ const FORMATS = {
   },
 } as const;
 const REFUSALS = Object.fromEntries(Object.entries(FORMATS).map(([name, f]) => [name, f.refusal]));
+const UNKNOWN_KEYS = (names: string[]) => `unknown key${names.length > 1 ? 's' : ''} ${names.join(', ')}`;
+const UNKNOWN_FIELDS = (names: string[]) => `unknown field(s): ${names.join(', ')}`;
 
 const ajv = new Ajv({
   allErrors: true,
@@ -40,7 +42,42 @@ const ajv = new Ajv({
   // marks the records. Neither is a check, but strict mode refuses keywords it does not know.
   keywords: ['components', 'x-loaded-by'],
 });
-ajv.addSchema(recordSchemas);
+ajv.addSchema(closed(recordSchemas));
+
+/**
+ * The record schemas, with a record the spec leaves open (the catalogue) closed: each object schema it
+ * refers to refuses a key it does not name, as the feed records' schemas already say in the spec
+ * (`additionalProperties: false`), so that an operator's typo (`default_plaform`, `colour: orange`) is
+ * refused, named and matched to the nearest known key rather than ignored. An object that states
+ * `additionalProperties` (a map, such as a currency's platforms) keeps its own rule.
+ */
+function closed(document: typeof recordSchemas): typeof recordSchemas {
+  const schemas: Record<string, object> = document.components.schemas;
+  const reached = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    const ref = (node as { $ref?: unknown }).$ref;
+    const name = typeof ref === 'string' ? ref.split('/').pop() : undefined;
+    if (name !== undefined && !reached.has(name)) {
+      reached.add(name);
+      visit(schemas[name]);
+    }
+    for (const value of Object.values(node)) visit(value);
+  };
+  for (const name of recordNames) {
+    if (!('additionalProperties' in (schemas[name] ?? {}))) visit({ $ref: name });
+  }
+  const close = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(close);
+    if (typeof node !== 'object' || node === null) return node;
+    const copy: Record<string, unknown> = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, close(v)]));
+    if ('properties' in copy && !('additionalProperties' in copy)) copy.additionalProperties = false;
+    return copy;
+  };
+  const names = Object.keys(schemas);
+  const closedSchemas = Object.fromEntries(names.map((n) => [n, reached.has(n) ? close(schemas[n]) : schemas[n]]));
+  return { ...document, components: { schemas: closedSchemas } } as typeof recordSchemas;
+}
 
 /** The problems of a record: the schema's first, then those its caller adds. */
 export class Problems {
@@ -68,17 +105,21 @@ export class Problems {
 
   /** One line a problem: `label: text`. */
   lines(): string[] {
-    return this.found.map(({ path, text }) => {
-      const label = labelOf(this.record, path);
-      return label === '' ? text : `${label}: ${text}`;
-    });
+    return this.found
+      .filter((p) => !p.silent)
+      .map(({ path, text }) => {
+        const label = labelOf(this.record, path);
+        return label === '' ? text : `${label}: ${text}`;
+      });
   }
 }
 
 /** Checks a record against its schema in the spec (filling in the schema's defaults). */
 export function checkRecord(name: RecordName, record: unknown): Problems {
   const validate = validatorOf(name);
-  return new Problems(record, validate(record) ? [] : wordErrors(validate.errors ?? [], REFUSALS));
+  // The catalogue is a YAML file of keys; a feed line, a JSON object of fields.
+  const words = { refusals: REFUSALS, unknown: name === 'Catalogue' ? UNKNOWN_KEYS : UNKNOWN_FIELDS };
+  return new Problems(record, validate(record) ? [] : wordErrors(validate.errors ?? [], words));
 }
 
 /** Each record's compiled check, looked up once (a lookup by reference resolves the reference each time). */
