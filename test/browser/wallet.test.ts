@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -270,11 +271,12 @@ describe('npm run wallet', () => {
       env: { ...process.env, PORT: String(gatewayPort), MOCK_PORT: String(mockPort) },
       detached: true,
     });
+    // Vite colours its lines where CI or a terminal says so: read as text.
     npm.stdout.on('data', (chunk) => {
-      output += chunk;
+      output += stripVTControlCharacters(String(chunk));
     });
     npm.stderr.on('data', (chunk) => {
-      output += chunk;
+      output += stripVTControlCharacters(String(chunk));
     });
     const page = `http://localhost:${port}`;
     try {
