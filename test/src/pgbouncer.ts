@@ -68,8 +68,14 @@ export async function startPgBouncer(serverUrl: string, settings: { poolSize?: n
   const dir = mkdtempSync(path.join(tmpdir(), 'gateway-pgbouncer-'));
   const asRoot = process.getuid?.() === 0;
   const user = decodeURIComponent(server.username || 'postgres');
+  // PgBouncer logs in to the server with the password its file holds for the user (the server the tests
+  // started themselves asks for one; the machine's trusts).
+  const password = decodeURIComponent(server.password).replaceAll('"', '""');
   const ini = path.join(dir, 'pgbouncer.ini');
-  writeFileSync(path.join(dir, 'users.txt'), `"${user}" ""\n"postgres" ""\n`);
+  writeFileSync(
+    path.join(dir, 'users.txt'),
+    user === 'postgres' ? `"postgres" "${password}"\n` : `"${user}" "${password}"\n"postgres" ""\n`,
+  );
   writeFileSync(
     ini,
     [
