@@ -6,22 +6,19 @@
  * (scripts/smoke.mjs), where process.execPath is that line's Node.
  */
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { createGatewayClient, signerFromSeed } from '@gateway/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
+import { importMovement } from '../src/movements.js';
 import { DEMO_SEED } from '../src/sign-in.js';
 
 const run = promisify(execFile);
 const CLI = fileURLToPath(new URL('../../server/dist/cli.js', import.meta.url));
 /** `npm start`'s Node flags (the root package.json). */
 const START_FLAGS = '--max-old-space-size=160 --max-semi-space-size=16';
-/** The demo account's address (its movements are the demo feed's). */
-const DEMO_ADDRESS = '3P9KR33QyXwfTXv8kKtNGZYtgKk3RXSUk36';
 
 describe(`the README's commands on Node ${process.versions.node}`, () => {
   let gateway: RunningGateway;
@@ -47,35 +44,8 @@ describe(`the README's commands on Node ${process.versions.node}`, () => {
     for await (const movement of api.movements()) before.push(movement.id);
     expect(before.length).toBeGreaterThan(0);
 
-    const id = randomUUID();
-    const now = new Date().toISOString();
-    const file = path.join(gateway.dataDir, 'one-movement.ndjson');
-    writeFileSync(
-      file,
-      `${JSON.stringify({
-        id,
-        account: DEMO_ADDRESS,
-        direction: 'deposit',
-        status: 'confirmed',
-        source_platform_id: 'BTC',
-        destination_platform_id: 'WAVES',
-        currency_id: 'BTC',
-        amount: '0.5',
-        fee: '0.00001',
-        created_at: now,
-        updated_at: now,
-        recipient_address: DEMO_ADDRESS,
-        transactions: [],
-      })}\n`,
-    );
-    const env = {
-      PATH: process.env.PATH,
-      DATA_DIR: gateway.dataDir,
-      DATABASE_URL: `sqlite:${path.join(gateway.dataDir, 'gateway.db')}`,
-      LOG_LEVEL: 'error',
-    };
-    const imported = await run(process.execPath, [CLI, 'movements', 'import', file], { env });
-    expect(imported.stdout).toMatch(/1/);
+    // A movement of the demo account through the operator's import, in another process, while it serves.
+    const id = await importMovement(gateway.dataDir, 'confirmed');
 
     const after: string[] = [];
     for await (const movement of api.movements()) after.push(movement.id);
