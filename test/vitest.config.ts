@@ -5,6 +5,7 @@ export default defineConfig({
     include: [
       'contract/**/*.test.ts',
       'codegen/**/*.test.ts',
+      'generators/**/*.test.ts',
       'browser/**/*.test.ts',
       'cluster/**/*.test.ts',
       'attack/**/*.test.ts',
@@ -12,6 +13,7 @@ export default defineConfig({
       'compat/**/*.test.ts',
       'scripts/**/*.test.ts',
       'smoke/**/*.test.ts',
+      'docs/**/*.test.ts',
     ],
     // The builds under test brought up to date (src/fresh-build.ts), PostgreSQL (found or started:
     // TEST_DATABASE_URL), then Redis and Chromium (found or skipped), then Prism.
