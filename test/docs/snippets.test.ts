@@ -41,6 +41,7 @@ const EXPECTED_NOT_RUN = [
   "docs/changing-the-api.md: memo: { column: 'updated', served: { as: 'memo', value: (r) => r.memo ?? undefined } },",
   'docs/changing-the-api.md: npm ci',
   'docs/changing-the-api.md: npm run lint          # lint:spec, spec:compat, biome, the dependency rules',
+  "docs/contributing.md: npm test -w test -- docs    # the docs' snippets and links alone",
   'docs/deployment.md: bridge-events --ndjson | npx gateway movements import - --follow              # batches of 1,000, or 200 ms',
   'docs/deployment.md: npm run gateway -- backup /backups/gateway-$(date +%F).db     # while serving, e.g. from cron',
   'docs/deployment.md: npx turbo run build --output-logs=errors-only',
