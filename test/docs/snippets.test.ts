@@ -78,7 +78,10 @@ function blocksOf(doc: string): Block[] {
 const blocks = DOCS.flatMap(blocksOf);
 const snippets = blocks.filter((b) => SNIPPET_KINDS.has(b.kind));
 const notRun = snippets.filter((b) => NOT_RUN.test(b.code.split('\n')[0] ?? ''));
-const toRun = snippets.filter((b) => !notRun.includes(b));
+/** Commands that run until stopped or run suites (this one among them): never run here, whatever a block says. */
+const LONG_RUNNING = /\bnpm (?:start|test|run (?:dev|mock|wallet|bench|prove|smoke))\b|\bvitest\b|\.ci\/run\b/;
+const unmarkedLongRunning = snippets.filter((b) => !notRun.includes(b) && LONG_RUNNING.test(b.code));
+const toRun = snippets.filter((b) => !notRun.includes(b) && !unmarkedLongRunning.includes(b));
 const where = (b: Block) => `${b.doc}:${b.line}`;
 
 /** GitHub's anchor of a heading. */
@@ -140,6 +143,7 @@ describe('the docs', () => {
   });
 
   it('say, in a snippet not run, why, and not run only the snippets listed here', () => {
+    expect(unmarkedLongRunning.map(where), 'a server or a suite in a snippet not marked as not run').toEqual([]);
     const listed = notRun.map((b) => `${b.doc}: ${b.code.split('\n')[1] ?? ''}`).sort();
     expect(listed).toEqual([...EXPECTED_NOT_RUN].sort());
   });
