@@ -10,7 +10,7 @@ import { HAND_WRITTEN } from './hand-written.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const committed = path.join(root, 'generated');
 /** The generator's outputs; everything else in generated/ (package.json, tsconfig, dist) is not its own. */
-const OUTPUTS = ['openapi.json', 'src'];
+const OUTPUTS = ['openapi.json', 'operator.json', 'src'];
 
 function files(dir, base = dir) {
   return readdirSync(dir).flatMap((name) => {

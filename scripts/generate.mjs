@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // Turns the hand-written spec into everything under generated/ but its hand-written src/handler-types.ts: the
-// bundled document, openapi-typescript types, per-operation metadata, the error catalogue, the schemas of
-// the records operators load and the client's plain calls (generate-calls.mjs).
+// bundled public document (openapi.json), openapi-typescript types, per-operation metadata, the error catalogue,
+// the client's plain calls (generate-calls.mjs), and from the operator records' document beside it
+// (spec/operator/openapi.yaml) its bundle (operator.json), its types and the schemas the server checks records with.
 //
-//   node scripts/generate.mjs [--spec spec/openapi.yaml] [--out generated]
+//   node scripts/generate.mjs [--spec spec/openapi.yaml] [--operator-spec <spec's folder>/operator/openapi.yaml]
+//                             [--out generated]
 //
 // Deterministic: the same spec always gives byte-identical files (check-generated.mjs relies on it).
 import { execFile } from 'node:child_process';
@@ -21,6 +23,7 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values: args } = parseArgs({
   options: {
     spec: { type: 'string', default: path.join(root, 'spec/openapi.yaml') },
+    'operator-spec': { type: 'string' },
     out: { type: 'string', default: path.join(root, 'generated') },
   },
 });
@@ -233,14 +236,23 @@ ${meta}
 `;
 }
 
+/** The schemas of a document marked `x-loaded-by` (records an operator command reads). */
+const loadedRecords = (doc) =>
+  Object.entries(doc.components?.schemas ?? {})
+    .filter(([, schema]) => schema['x-loaded-by'])
+    .map(([name]) => name);
+
 /**
- * The records operators load (schemas marked `x-loaded-by`, the command that reads them) and every schema
- * they refer to, so that the server checks them with Ajv without reading the bundled document at run time.
+ * The records operators load (the operator document's schemas marked `x-loaded-by`, the command that reads
+ * them) and every schema they refer to, so that the server checks them with Ajv without reading the bundled
+ * document at run time.
  */
 function collectRecords(doc) {
   const schemas = doc.components?.schemas ?? {};
-  const names = Object.keys(schemas).filter((name) => schemas[name]['x-loaded-by']);
-  if (names.length === 0) throw new Error('no schema is marked x-loaded-by (the feed and catalogue records)');
+  const names = loadedRecords(doc);
+  if (names.length === 0) {
+    throw new SpecError('the operator document marks no schema x-loaded-by (the feed and catalogue records)');
+  }
   const reached = new Set();
   const visit = (node) => {
     if (Array.isArray(node)) node.forEach(visit);
@@ -283,12 +295,17 @@ function withoutAnnotations(node) {
 
 function recordsModule({ names, closure }) {
   return `${HEADER}
+import type { components } from './operator-schema.js';
+
 /** The schemas of the records operators load (\`x-loaded-by\` in the spec). */
 export const recordNames = ${JSON.stringify(names)} as const;
 export type RecordName = (typeof recordNames)[number];
 
 /** Those schemas and every schema they refer to, as a document in which their \`$ref\`s resolve. */
 export const recordSchemas = ${JSON.stringify({ $id: 'gateway-records', components: { schemas: closure } }, null, 2)};
+
+/** The types of the operator document's schemas (the records and the schemas they share with the API). */
+export type RecordTypes = components['schemas'];
 `;
 }
 
@@ -307,6 +324,10 @@ export type ErrorCode = (typeof errorCatalogue)[ErrorName]['code'];
 `;
 }
 
+/** A bundled document as written to generated/, marked as generated. */
+const bundledText = (doc) =>
+  `${JSON.stringify({ 'x-generated': 'DO NOT EDIT. Bundled from spec/ by npm run generate.', ...doc }, null, 2)}\n`;
+
 /**
  * Writes a file only when its text changes, so that the compilers watching generated/ (`npm run dev`) rebuild
  * only what a spec edit changed.
@@ -321,41 +342,51 @@ function writeIfChanged(file, text) {
 /** The files written (their text changed), relative to the output folder. */
 const changed = [];
 
-async function generate(specPath, outDir) {
-  // At once: the structural check (in process), Redocly's bundle (a child process) and the loading of
-  // openapi-typescript (which loads the TypeScript compiler). Nothing is written before all three are done; a
+async function generate(specPath, operatorSpecPath, outDir) {
+  // At once: the structural checks (in process), Redocly's bundles (child processes) and the loading of
+  // openapi-typescript (which loads the TypeScript compiler). Nothing is written before all are done; a
   // structural problem is reported first, as it names the key and the line where a failed bundle only shows
   // a consequence.
   const abandon = new AbortController();
-  const bundling = bundleSpec(specPath, abandon.signal);
+  const bundling = Promise.all([bundleSpec(specPath, abandon.signal), bundleSpec(operatorSpecPath, abandon.signal)]);
   const loading = import('openapi-typescript');
   bundling.catch(() => {});
   try {
     await validateSpec(specPath);
+    await validateSpec(operatorSpecPath);
   } catch (error) {
     abandon.abort();
     throw error;
   }
-  const doc = await bundling;
+  const [doc, operatorDoc] = await bundling;
   const { default: openapiTS, astToString } = await loading;
-  const bundled = { 'x-generated': 'DO NOT EDIT. Bundled from spec/ by npm run generate.', ...doc };
+  const marked = loadedRecords(doc);
+  if (marked.length > 0) {
+    throw new SpecError(
+      `the public document holds operator records (${marked.join(', ')}, marked x-loaded-by): they belong in ${path.relative(process.cwd(), operatorSpecPath)}`,
+    );
+  }
   const operations = collectOperations(doc);
   const errors = collectErrors(doc);
-  const records = collectRecords(doc);
+  const records = collectRecords(operatorDoc);
   const calls = collectCalls(doc);
-  const types = astToString(
-    // openapi-typescript rewrites the document it is given (discriminators): give it a copy.
-    await openapiTS(structuredClone(doc), {
-      alphabetize: false,
-      immutable: false,
-      exportType: false,
-      defaultNonNullable: true,
-    }),
-  );
+  const typesOf = async (document) =>
+    astToString(
+      // openapi-typescript rewrites the document it is given (discriminators): give it a copy.
+      await openapiTS(structuredClone(document), {
+        alphabetize: false,
+        immutable: false,
+        exportType: false,
+        defaultNonNullable: true,
+      }),
+    );
+  const [types, operatorTypes] = [await typesOf(doc), await typesOf(operatorDoc)];
 
   mkdirSync(path.join(outDir, 'src'), { recursive: true });
-  writeIfChanged(path.join(outDir, 'openapi.json'), `${JSON.stringify(bundled, null, 2)}\n`);
+  writeIfChanged(path.join(outDir, 'openapi.json'), bundledText(doc));
+  writeIfChanged(path.join(outDir, 'operator.json'), bundledText(operatorDoc));
   writeIfChanged(path.join(outDir, 'src/schema.ts'), `${HEADER}\n${types}`);
+  writeIfChanged(path.join(outDir, 'src/operator-schema.ts'), `${HEADER}\n${operatorTypes}`);
   writeIfChanged(path.join(outDir, 'src/operations.ts'), operationsModule(operations));
   writeIfChanged(path.join(outDir, 'src/errors.ts'), errorsModule(errors));
   writeIfChanged(path.join(outDir, 'src/records.ts'), recordsModule(records));
@@ -378,7 +409,9 @@ export * from './calls.js';
 }
 
 try {
-  const summary = await generate(path.resolve(args.spec), path.resolve(args.out));
+  const spec = path.resolve(args.spec);
+  const operatorSpec = path.resolve(args['operator-spec'] ?? path.join(path.dirname(spec), 'operator/openapi.yaml'));
+  const summary = await generate(spec, operatorSpec, path.resolve(args.out));
   console.log(
     `wrote ${path.relative(process.cwd(), path.resolve(args.out)) || '.'}/: ${summary.operations} operations, ${summary.errors} error codes, ${summary.records} record schemas (${changed.length} file${changed.length === 1 ? '' : 's'} changed${changed.length ? `: ${changed.join(', ')}` : ''})`,
   );

@@ -25,5 +25,7 @@ export function errorCodeChanges(
   before: unknown,
   after: unknown,
 ): { breaking: boolean; path: string; message: string }[];
+/** The components an operation uses, directly or through other components, as `kind/name`. */
+export function usedComponents(doc: unknown): Set<string>;
 export function checkCompatibility(base: unknown, head: unknown): Verdict;
 export function report(r: Verdict, options?: { verbose?: boolean }): string;

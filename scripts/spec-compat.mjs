@@ -17,6 +17,13 @@
  * - error codes (ours entirely): the `ErrorCode` catalogue (components.schemas.ErrorCode: its `x-codes`, each
  *   code's name and status; up to 1.1.0 a oneOf of const codes with x-status) loses a code or changes a code's status or name; an operation's response stops documenting (in
  *   its examples) an error code it documented: breaking. Codes added: non-breaking.
+ * - components: a change to a component is judged where operations use it; a component that no operation used
+ *   (neither directly nor through another component) removed is non-breaking, said so with the reason: no request
+ *   or response changes, only the named type a generator made of it goes;
+ * - annotations of a text's content (`contentMediaType`, `contentSchema`: JSON Schema checks neither) added to a
+ *   response: non-breaking, they describe what the text already held. The library does not walk `contentSchema`:
+ *   it is read as a field of the text named `(content: <media type>)` before diffing, so that a change within
+ *   it (an event's `data` losing a field) is judged like any field of the response.
  * Anything else keeps api-smart-diff's verdict; text-only changes (descriptions, examples) are counted, not listed.
  * A shared bound (an `allOf` member that holds only bounds and annotations, such as `ExchangeCurrencies`'s
  * maxItems) is read as written inline before diffing: the library does not merge `allOf`, and would see the
@@ -50,6 +57,30 @@ const TEXT = new Set([
   'x-codeSamples',
   'deprecated',
 ]);
+
+/** JSON Schema's annotations of what a string holds (2020-12, section 8): descriptions, never checks. */
+const CONTENT_ANNOTATIONS = new Set(['contentMediaType', 'contentEncoding']);
+/** The field a `contentSchema` is read as (see exposeContentSchemas). */
+const contentField = (schema) => `(content: ${schema.contentMediaType ?? 'text'})`;
+const isContentField = (name) => /^\(content: .*\)$/.test(name);
+
+/**
+ * `doc` with each `contentSchema` read as a field of its text (`properties['(content: <media type>)']`), where
+ * the library walks and diffs it: a string has no properties, so the field names nothing else.
+ */
+export function exposeContentSchemas(doc) {
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.map(visit);
+    if (node === null || typeof node !== 'object') return node;
+    const out = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, visit(v)]));
+    if (out.contentSchema && typeof out.contentSchema === 'object') {
+      const { contentSchema, ...rest } = out;
+      return { ...rest, properties: { ...rest.properties, [contentField(out)]: contentSchema } };
+    }
+    return out;
+  };
+  return visit(doc);
+}
 
 /** Keywords a shared bound may hold: bounds, and words for people. */
 const BOUND_ONLY = new Set([...UPPER, ...LOWER, 'title', 'description', 'examples', 'example']);
@@ -149,7 +180,7 @@ function describeValue(v) {
  * { message, path } (text: a count of documentation-only changes).
  */
 export function compareDocuments(before, after) {
-  const [base, head] = [inlineSharedBounds(before), inlineSharedBounds(after)];
+  const [base, head] = [before, after].map((doc) => exposeContentSchemas(inlineSharedBounds(doc)));
   const { diffs, merged } = apiCompare(base, head);
   const breaking = [];
   const nonBreaking = [];
@@ -178,7 +209,48 @@ export function compareDocuments(before, after) {
   }
 
   for (const c of errorCodeChanges(before, after)) add(c.breaking ? breaking : nonBreaking, c.message, c.path);
+  for (const c of unusedComponentsRemoved(before, after)) add(nonBreaking, c.message, c.path);
   return { breaking, nonBreaking, other, text };
+}
+
+/**
+ * The components an operation of `doc` uses, directly or through other components (`$ref`s followed), as
+ * `kind/name` (`schemas/Movement`).
+ */
+export function usedComponents(doc) {
+  const used = new Set();
+  const visit = (node) => {
+    if (Array.isArray(node)) node.forEach(visit);
+    else if (node && typeof node === 'object') {
+      const ref = typeof node.$ref === 'string' ? /^#\/components\/([^/]+)\/([^/]+)$/.exec(node.$ref) : null;
+      const key = ref && `${ref[1]}/${ref[2]}`;
+      if (key && !used.has(key)) {
+        used.add(key);
+        visit(pointer(doc, node.$ref.slice(2).split('/')));
+      }
+      Object.values(node).forEach(visit);
+    }
+  };
+  visit(doc?.paths ?? {});
+  visit(doc?.webhooks ?? {});
+  return used;
+}
+
+/** The components of `before` that no operation used and that `after` no longer holds. */
+function unusedComponentsRemoved(before, after) {
+  const used = usedComponents(before);
+  const changes = [];
+  for (const [kind, entries] of Object.entries(before?.components ?? {})) {
+    for (const name of Object.keys(entries ?? {})) {
+      const key = `${kind}/${name}`;
+      if (used.has(key) || after?.components?.[kind]?.[name] !== undefined) continue;
+      changes.push({
+        path: `components/${key}`,
+        message: `component ${key} removed: no operation used it, so no request or response changes (a generated client loses only its named type ${name})`,
+      });
+    }
+  }
+  return changes;
 }
 
 function classify(d, p, before, after, merged) {
@@ -337,6 +409,13 @@ function classifySchema(d, op, location, direction, seg, holder) {
   const after = d.after;
 
   if (seg.length === 0) return { verdict: 'breaking', message: `${op}: ${location} schema ${d.action}` };
+  if (!input && d.action === 'add' && (CONTENT_ANNOTATIONS.has(last) || isContentField(last))) {
+    const what = isContentField(last) ? `contentSchema (${last.slice('(content: '.length, -1)})` : last;
+    return {
+      verdict: 'non-breaking',
+      message: `${at(seg.slice(0, isContentField(last) ? -2 : -1))} ${what} added (an annotation describing what the text already held; JSON Schema checks none of it)`,
+    };
+  }
   if (TEXT.has(last) && parentKey !== 'properties') return { verdict: 'text' };
 
   // A property added or removed.

@@ -1,6 +1,8 @@
 // DO NOT EDIT. Generated from spec/ by `npm run generate` (scripts/generate.mjs).
 // Change the spec and regenerate instead.
 
+import type { components } from './operator-schema.js';
+
 /** The schemas of the records operators load (`x-loaded-by` in the spec). */
 export const recordNames = ["MovementRecord","TradeRecord","Catalogue"] as const;
 export type RecordName = (typeof recordNames)[number];
@@ -10,55 +12,6 @@ export const recordSchemas = {
   "$id": "gateway-records",
   "components": {
     "schemas": {
-      "CurrencyId": {
-        "title": "CurrencyId",
-        "type": "string",
-        "pattern": "^(?:[A-Za-z0-9][A-Za-z0-9._-]{0,31}|[1-9A-HJ-NP-Za-km-z]{43,44})$"
-      },
-      "PlatformId": {
-        "title": "PlatformId",
-        "type": "string",
-        "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$"
-      },
-      "LedgerAddress": {
-        "title": "LedgerAddress",
-        "type": "string",
-        "pattern": "^[1-9A-HJ-NP-Za-km-z]{35}$"
-      },
-      "CurrencyStatus": {
-        "title": "CurrencyStatus",
-        "type": "string",
-        "enum": [
-          "active",
-          "inactive"
-        ]
-      },
-      "MovementStatus": {
-        "title": "MovementStatus",
-        "type": "string",
-        "enum": [
-          "in_progress",
-          "pending_approval",
-          "confirmed",
-          "rejected"
-        ]
-      },
-      "MovementTransaction": {
-        "title": "MovementTransaction",
-        "type": "object",
-        "required": [
-          "transaction_id",
-          "platform_id"
-        ],
-        "properties": {
-          "transaction_id": {
-            "$ref": "#/components/schemas/TransactionId"
-          },
-          "platform_id": {
-            "$ref": "#/components/schemas/PlatformId"
-          }
-        }
-      },
       "MovementRecord": {
         "title": "MovementRecord",
         "x-loaded-by": "gateway movements import",
@@ -215,20 +168,15 @@ export const recordSchemas = {
           }
         }
       },
-      "ChainAssetId": {
-        "title": "ChainAssetId",
-        "type": "string",
-        "maxLength": 64
-      },
-      "PlatformAssetId": {
-        "title": "PlatformAssetId",
-        "type": "string",
-        "maxLength": 128
-      },
       "MovementId": {
         "title": "MovementId",
         "type": "string",
         "pattern": "^[A-Za-z0-9_-]{1,64}$"
+      },
+      "LedgerAddress": {
+        "title": "LedgerAddress",
+        "type": "string",
+        "pattern": "^[1-9A-HJ-NP-Za-km-z]{35}$"
       },
       "MovementDirection": {
         "title": "MovementDirection",
@@ -238,48 +186,25 @@ export const recordSchemas = {
           "withdrawal"
         ]
       },
-      "RecipientAddress": {
-        "title": "RecipientAddress",
-        "type": "string",
-        "minLength": 1,
-        "maxLength": 128
-      },
-      "TransactionId": {
-        "title": "TransactionId",
-        "type": "string",
-        "maxLength": 130,
-        "pattern": "^(?:0x[A-Za-z0-9_-]{1,128}|(?!0x)[A-Za-z0-9_-]{1,128})$"
-      },
-      "MovementTransactions": {
-        "title": "MovementTransactions",
-        "type": "array",
-        "maxItems": 16,
-        "items": {
-          "$ref": "#/components/schemas/MovementTransaction"
-        }
-      },
-      "PlatformName": {
-        "title": "PlatformName",
-        "type": "string",
-        "maxLength": 64
-      },
-      "ExchangeCurrencies": {
-        "title": "ExchangeCurrencies",
-        "maxItems": 500
-      },
-      "TradeType": {
-        "title": "TradeType",
+      "MovementStatus": {
+        "title": "MovementStatus",
         "type": "string",
         "enum": [
-          "buy",
-          "sell"
+          "in_progress",
+          "pending_approval",
+          "confirmed",
+          "rejected"
         ]
       },
-      "TradeId": {
-        "title": "TradeId",
+      "PlatformId": {
+        "title": "PlatformId",
         "type": "string",
-        "maxLength": 128,
-        "pattern": "^[A-Za-z0-9_-]{1,128}$"
+        "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$"
+      },
+      "CurrencyId": {
+        "title": "CurrencyId",
+        "type": "string",
+        "pattern": "^(?:[A-Za-z0-9][A-Za-z0-9._-]{0,31}|[1-9A-HJ-NP-Za-km-z]{43,44})$"
       },
       "FeedAmount": {
         "title": "FeedAmount",
@@ -296,6 +221,42 @@ export const recordSchemas = {
         "type": "string",
         "format": "date-time",
         "maxLength": 35
+      },
+      "RecipientAddress": {
+        "title": "RecipientAddress",
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 128
+      },
+      "TransactionId": {
+        "title": "TransactionId",
+        "type": "string",
+        "maxLength": 130,
+        "pattern": "^(?:0x[A-Za-z0-9_-]{1,128}|(?!0x)[A-Za-z0-9_-]{1,128})$"
+      },
+      "MovementTransaction": {
+        "title": "MovementTransaction",
+        "type": "object",
+        "required": [
+          "transaction_id",
+          "platform_id"
+        ],
+        "properties": {
+          "transaction_id": {
+            "$ref": "#/components/schemas/TransactionId"
+          },
+          "platform_id": {
+            "$ref": "#/components/schemas/PlatformId"
+          }
+        }
+      },
+      "MovementTransactions": {
+        "title": "MovementTransactions",
+        "type": "array",
+        "maxItems": 16,
+        "items": {
+          "$ref": "#/components/schemas/MovementTransaction"
+        }
       },
       "FeedTransaction": {
         "title": "FeedTransaction",
@@ -314,10 +275,29 @@ export const recordSchemas = {
           }
         }
       },
+      "TradeId": {
+        "title": "TradeId",
+        "type": "string",
+        "maxLength": 128,
+        "pattern": "^[A-Za-z0-9_-]{1,128}$"
+      },
+      "TradeType": {
+        "title": "TradeType",
+        "type": "string",
+        "enum": [
+          "buy",
+          "sell"
+        ]
+      },
       "CatalogueText": {
         "title": "CatalogueText",
         "type": "string",
         "pattern": "\\S"
+      },
+      "PlatformName": {
+        "title": "PlatformName",
+        "type": "string",
+        "maxLength": 64
       },
       "AddressKind": {
         "title": "AddressKind",
@@ -365,6 +345,28 @@ export const recordSchemas = {
             "maxLength": 112
           }
         }
+      },
+      "ExchangeCurrencies": {
+        "title": "ExchangeCurrencies",
+        "maxItems": 500
+      },
+      "ChainAssetId": {
+        "title": "ChainAssetId",
+        "type": "string",
+        "maxLength": 64
+      },
+      "PlatformAssetId": {
+        "title": "PlatformAssetId",
+        "type": "string",
+        "maxLength": 128
+      },
+      "CurrencyStatus": {
+        "title": "CurrencyStatus",
+        "type": "string",
+        "enum": [
+          "active",
+          "inactive"
+        ]
       },
       "CatalogueDecimal": {
         "title": "CatalogueDecimal",
@@ -496,3 +498,6 @@ export const recordSchemas = {
     }
   }
 };
+
+/** The types of the operator document's schemas (the records and the schemas they share with the API). */
+export type RecordTypes = components['schemas'];

@@ -1,7 +1,8 @@
 /**
  * The generator refuses a structurally broken document before writing anything: a copy of the spec with a
  * misspelled key where OpenAPI 3.1 allows none (`respones:` in an operation) is refused, naming the file and
- * the line, and the output folder is left exactly as it was. The unchanged copy generates (the control).
+ * the line, and the output folder is left exactly as it was; so is a public document that holds an operator
+ * record (those belong in spec/operator/). The unchanged copy generates (the control).
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -85,6 +86,30 @@ describe('npm run generate on a structurally broken spec', () => {
     expect(snapshot(out)).toEqual(before);
   }, 60_000);
 
+  it('refuses an operator record in the public document, naming it and where it belongs, and writes nothing', () => {
+    const spec = path.join(work, 'spec-record');
+    cpSync(path.join(root, 'spec'), spec, { recursive: true });
+    const file = path.join(spec, 'openapi.yaml');
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('  schemas:\n');
+    writeFileSync(
+      file,
+      text.replace(
+        '  schemas:\n',
+        '  schemas:\n    MovementRecord:\n      $ref: operator/feeds.yaml#/MovementRecord\n',
+      ),
+    );
+
+    const out = copyOfGenerated('out-record');
+    const before = snapshot(out);
+    const result = generate(spec, out);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('the public document holds operator records (MovementRecord');
+    expect(result.stderr).toContain('spec-record/operator/openapi.yaml');
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    expect(snapshot(out)).toEqual(before);
+  }, 60_000);
+
   it('generates from the unchanged copy (the control)', () => {
     const spec = path.join(work, 'spec-unchanged');
     cpSync(path.join(root, 'spec'), spec, { recursive: true });
@@ -94,6 +119,9 @@ describe('npm run generate on a structurally broken spec', () => {
     expect(result.status).toBe(0);
     expect(readFileSync(path.join(out, 'openapi.json'), 'utf8')).toBe(
       readFileSync(path.join(root, 'generated/openapi.json'), 'utf8'),
+    );
+    expect(readFileSync(path.join(out, 'operator.json'), 'utf8')).toBe(
+      readFileSync(path.join(root, 'generated/operator.json'), 'utf8'),
     );
   }, 60_000);
 });

@@ -328,6 +328,60 @@ describe('spec:compat on fixtures of the bundled document', () => {
     expect(r.ok).toBe(true);
   });
 
+  it('reads a component that no operation used, removed, as non-breaking, saying why', () => {
+    const before = edited((d) => {
+      d.components.schemas.FeedRecord = {
+        type: 'object',
+        properties: { amount: { $ref: '#/components/schemas/Unit' } },
+      };
+      d.components.schemas.Unit = { type: 'string' };
+    });
+    const r = checkCompatibility(before, bundled);
+    expect(r.breaking).toEqual([]);
+    expect(r.nonBreaking.map((c) => c.message)).toEqual([
+      'component schemas/FeedRecord removed: no operation used it, so no request or response changes (a generated client loses only its named type FeedRecord)',
+      'component schemas/Unit removed: no operation used it, so no request or response changes (a generated client loses only its named type Unit)',
+    ]);
+  });
+
+  it("follows a component used only in a response's contentSchema: written inline instead, it is no change", () => {
+    const frame = bundled.components.schemas.EventStreamFrame;
+    const movement = frame.oneOf.find((branch: Doc) => branch.properties.event?.const === 'movement');
+    expect(movement.properties.data.contentSchema).toEqual({ $ref: '#/components/schemas/MovementEvent' });
+    const inline = edited((d) => {
+      const branch = d.components.schemas.EventStreamFrame.oneOf.find(
+        (b: Doc) => b.properties.event?.const === 'movement',
+      );
+      branch.properties.data.contentSchema = d.components.schemas.MovementEvent;
+      delete d.components.schemas.MovementEvent;
+    });
+    const r = checkCompatibility(bundled, inline);
+    expect([...r.breaking, ...r.nonBreaking, ...r.other]).toEqual([]);
+  });
+
+  it("reads a response's content annotations added (contentMediaType, contentSchema) as non-breaking, and a field removed within them as breaking", () => {
+    const before = edited((d) => {
+      const schema = d.paths['/v1/events'].get.responses['200'].content['text/event-stream'].schema;
+      delete schema.contentMediaType;
+      delete schema.contentSchema;
+    });
+    const added = checkCompatibility(before, bundled);
+    expect(added.breaking).toEqual([]);
+    expect(added.nonBreaking.map((c) => c.message)).toContain(
+      'GET /v1/events: response 200 (text/event-stream) contentSchema (text/event-stream) added (an annotation describing what the text already held; JSON Schema checks none of it)',
+    );
+    const removed = checkCompatibility(
+      bundled,
+      edited((d) => {
+        delete d.components.schemas.ResetEvent.properties.reason;
+        d.components.schemas.ResetEvent.required = ['type'];
+      }),
+    );
+    expect(removed.breaking.map((c) => c.message)).toContain(
+      'GET /v1/events: response 200 (text/event-stream) field `(content: text/event-stream)[].data.(content: application/json).reason` removed',
+    );
+  });
+
   it('refuses a version below the released one', () => {
     const head = edited((d) => {
       d.info.version = '0.9.0';

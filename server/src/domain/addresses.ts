@@ -8,7 +8,7 @@
  * derived or allocated for it, and it has no extended public key.
  */
 
-import type { components } from '@gateway/generated';
+import type { RecordTypes } from '@gateway/generated';
 import { addressFromPublicKey, type ChainId, isLedgerAddress, keccak256, keyPairFromSeed } from '@gateway/ledger';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { ripemd160 } from '@noble/hashes/legacy.js';
@@ -18,7 +18,7 @@ import { HDKey } from '@scure/bip32';
 import { parseBitcoinAddress } from '../crypto/bitcoin.js';
 import { normalEthAddress, toChecksumAddress } from '../crypto/ethereum.js';
 
-export type AddressKind = components['schemas']['AddressKind'];
+export type AddressKind = RecordTypes['AddressKind'];
 
 export interface PlatformAddressing {
   address_kind: string;

@@ -4,7 +4,7 @@
  * so amounts stay exact. Its shape is the spec's Catalogue schema; the rules across its entries, which a
  * schema cannot state, are checked here once the shape is right. Errors name the entry and the field.
  */
-import type { components } from '@gateway/generated';
+import type { RecordTypes } from '@gateway/generated';
 import { parse } from 'yaml';
 import { compareDecimal, type DecimalText } from '../lib/decimal.js';
 import type { Catalogue, TermsEntry } from '../store/catalogue.js';
@@ -18,7 +18,6 @@ export class CatalogueError extends Error {
   }
 }
 
-type Schemas = components['schemas'];
 const ZERO = '0' as DecimalText;
 const ONE = '1' as DecimalText;
 
@@ -33,12 +32,12 @@ export function parseCatalogue(text: string): Catalogue {
   }
   const problems = checkRecord('Catalogue', file);
   if (problems.any) throw new CatalogueError(problems.lines());
-  const catalogue = checkEntries(file as Schemas['Catalogue'], problems);
+  const catalogue = checkEntries(file as RecordTypes['Catalogue'], problems);
   if (problems.any) throw new CatalogueError(problems.lines());
   return catalogue;
 }
 
-function checkEntries(file: Schemas['Catalogue'], problems: Problems): Catalogue {
+function checkEntries(file: RecordTypes['Catalogue'], problems: Problems): Catalogue {
   const platforms = file.platforms.map((platform, i) => checkPlatform(platform, ['platforms', i], problems));
   const platformIds = new Set(platforms.map((p) => p.id));
   if (platformIds.size !== platforms.length) problems.add(['platforms'], 'ids must be unique');
@@ -87,7 +86,7 @@ function checkEntries(file: Schemas['Catalogue'], problems: Problems): Catalogue
 }
 
 /** How a platform's kind bounds its other fields: xpub for derived addresses, a network for bitcoin only. */
-function checkPlatform(platform: Schemas['CataloguePlatform'], at: RecordPath, problems: Problems) {
+function checkPlatform(platform: RecordTypes['CataloguePlatform'], at: RecordPath, problems: Problems) {
   const kind = platform.address_kind;
   if (kind === 'bitcoin' && platform.network === undefined) {
     problems.add([...at, 'network'], 'must be mainnet or testnet for a bitcoin platform');
@@ -122,7 +121,7 @@ function checkPlatform(platform: Schemas['CataloguePlatform'], at: RecordPath, p
 }
 
 function checkTerms(
-  terms: Schemas['CatalogueTerms'],
+  terms: RecordTypes['CatalogueTerms'],
   at: RecordPath,
   decimals: number,
   onLedger: boolean,

@@ -3,7 +3,7 @@
  * object a line, checked against the spec's MovementRecord and TradeRecord. A movement's status and times
  * are stored as the feed says: no transition rules are invented.
  */
-import type { components } from '@gateway/generated';
+import type { RecordTypes } from '@gateway/generated';
 import { type ChainId, isLedgerAddress } from '@gateway/ledger';
 import { normaliseTimestamp } from '../lib/time.js';
 import type { MovementRecord, TradeRecord } from '../store/schema.js';
@@ -13,7 +13,6 @@ import { checkRecord, type Problems, readDecimal } from './records.js';
 const MAX_DECIMALS = 18;
 
 export type Parsed<T> = { ok: true; row: T } | { ok: false; problems: string[] };
-type Schemas = components['schemas'];
 
 /**
  * Parses a line and checks it against its record schema; `read` then applies the rules a schema cannot
@@ -22,7 +21,7 @@ type Schemas = components['schemas'];
 function parseLine<Name extends 'MovementRecord' | 'TradeRecord', Row>(
   line: string,
   name: Name,
-  read: (record: Schemas[Name], problems: Problems) => Row,
+  read: (record: RecordTypes[Name], problems: Problems) => Row,
 ): Parsed<Row> {
   let value: unknown;
   try {
@@ -39,7 +38,7 @@ function parseLine<Name extends 'MovementRecord' | 'TradeRecord', Row>(
   if (line.includes('\\u')) {
     for (const path of unstorable(value)) problems.add(path, UNSTORABLE);
   }
-  const row = read(value as Schemas[Name], problems);
+  const row = read(value as RecordTypes[Name], problems);
   return problems.any ? { ok: false, problems: problems.lines() } : { ok: true, row };
 }
 

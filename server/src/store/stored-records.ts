@@ -4,7 +4,7 @@
  * these. A field added to MovementRecord or TradeRecord in the spec fails the typecheck here until it is
  * declared; the migration that adds its column is checked by test/store/stored-fields.test.ts.
  */
-import type { components } from '@gateway/generated';
+import type { components, RecordTypes } from '@gateway/generated';
 import { decimalToNumber } from '../lib/decimal.js';
 import { type FieldsOf, type StoredRow, storedRecord } from './stored-fields.js';
 
@@ -16,14 +16,14 @@ type Schemas = components['schemas'];
  * record's `type` (a constant, which may be left out) is not stored.
  */
 export type MovementRecord = StoredRow<
-  Schemas['MovementRecord'],
+  RecordTypes['MovementRecord'],
   'type',
   { amount: string; fee: string; created_at: string; updated_at: string; transactions: string }
 >;
 
 /** A trade as imported (one of its two addresses' view): amounts and time stored as for movements. */
 export type TradeRecord = StoredRow<
-  Schemas['TradeRecord'],
+  RecordTypes['TradeRecord'],
   never,
   { amount: string; price: string; timestamp: string }
 >;
@@ -53,8 +53,10 @@ export const MOVEMENT_FIELDS = {
   updated_at: { column: 'updated', served: { as: 'updated_at', value: (r) => r.updated_at } },
   recipient_address: { column: 'updated', served: { as: 'recipient_address', value: (r) => r.recipient_address } },
   transactions: { column: 'updated', served: { as: 'transactions', value: transactionsOf } },
-} as const satisfies FieldsOf<Schemas['MovementRecord'], MovementRecord, Schemas['Movement']>;
-export const MOVEMENT = storedRecord<Schemas['MovementRecord'], MovementRecord, Schemas['Movement']>()(MOVEMENT_FIELDS);
+} as const satisfies FieldsOf<RecordTypes['MovementRecord'], MovementRecord, Schemas['Movement']>;
+export const MOVEMENT = storedRecord<RecordTypes['MovementRecord'], MovementRecord, Schemas['Movement']>()(
+  MOVEMENT_FIELDS,
+);
 
 /**
  * Trades: upserted by (`address`, `id`); `timestamp` places a trade in its list and never changes. `type`
@@ -69,5 +71,5 @@ export const TRADE_FIELDS = {
   timestamp: { column: 'fixed', served: { as: 'timestamp', value: (r) => r.timestamp } },
   amount: { column: 'updated', served: { as: 'amount', value: (r) => decimalToNumber(r.amount) } },
   price: { column: 'updated', served: { as: 'price', value: (r) => decimalToNumber(r.price) } },
-} as const satisfies FieldsOf<Schemas['TradeRecord'], TradeRecord, Schemas['Trade']>;
-export const TRADE = storedRecord<Schemas['TradeRecord'], TradeRecord, Schemas['Trade']>()(TRADE_FIELDS);
+} as const satisfies FieldsOf<RecordTypes['TradeRecord'], TradeRecord, Schemas['Trade']>;
+export const TRADE = storedRecord<RecordTypes['TradeRecord'], TradeRecord, Schemas['Trade']>()(TRADE_FIELDS);

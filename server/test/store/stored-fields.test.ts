@@ -5,7 +5,7 @@
  * lists, and the spec's record schemas, at the type level (each `@ts-expect-error` below is a declaration
  * the typecheck refuses: were it accepted, the directive itself would fail `npm run typecheck`).
  */
-import type { components } from '@gateway/generated';
+import type { components, RecordTypes } from '@gateway/generated';
 import { type Kysely, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -105,13 +105,13 @@ describe('the declarations', () => {
   });
 
   it('type level: every field of the record schema is declared, every answer field made, every enum the spec’s', () => {
-    type Fields = FieldsOf<Spec['MovementRecord'], MovementRecord, Spec['Movement']>;
+    type Fields = FieldsOf<RecordTypes['MovementRecord'], MovementRecord, Spec['Movement']>;
     const { fee: _fee, ...withoutFee } = MOVEMENT_FIELDS;
     // @ts-expect-error a field of the record schema (fee) left out of the declaration
     const leftOut: Fields = withoutFee;
 
     // A field added to the spec's record (optional; `memo` in docs/changing-the-api.md) and not declared.
-    type WithAdded = Spec['MovementRecord'] & { x_added?: string };
+    type WithAdded = RecordTypes['MovementRecord'] & { x_added?: string };
     type RowWithAdded = StoredRow<WithAdded, 'type', { amount: string; fee: string; transactions: string }>;
     // @ts-expect-error x_added is missing from the declaration
     const undeclared: FieldsOf<WithAdded, RowWithAdded, Spec['Movement']> = MOVEMENT_FIELDS;
@@ -122,7 +122,7 @@ describe('the declarations', () => {
     // A record field no answer field comes from while the answer requires it (fee), refused by name.
     const unserved = { ...MOVEMENT_FIELDS, fee: { column: 'updated', served: null } } as const;
     // @ts-expect-error 'answer fields no record field becomes': "fee"
-    storedRecord<Spec['MovementRecord'], MovementRecord, Spec['Movement']>()(unserved);
+    storedRecord<RecordTypes['MovementRecord'], MovementRecord, Spec['Movement']>()(unserved);
 
     // A field the row does not store (the record's constant `type`) cannot be given a column.
     const typeStored = { ...MOVEMENT_FIELDS, type: { column: 'updated', served: null } } as const;
@@ -132,7 +132,7 @@ describe('the declarations', () => {
     // @ts-expect-error a status the spec does not list (as the documents' samples once held)
     const pending: MovementRecord['status'] = 'pending';
     // @ts-expect-error a trade type either
-    const swap: Spec['TradeRecord']['type'] = 'swap';
+    const swap: RecordTypes['TradeRecord']['type'] = 'swap';
 
     expect([leftOut, undeclared, added, noColumn, pending, swap]).toHaveLength(6);
   });

@@ -5,7 +5,9 @@
  * fit together; then the field's schema), its `const` or its enumeration; a field the spec gives no value
  * for fails, naming it.
  */
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { type RecordName, recordSchemas } from '@gateway/generated';
 
 interface JsonSchema {
@@ -20,12 +22,16 @@ interface JsonSchema {
 }
 
 const schemas = recordSchemas.components.schemas as Record<string, JsonSchema>;
-/** The bundled spec keeps the examples that the record schemas leave out. */
-const examples = (
-  createRequire(import.meta.url)('@gateway/generated/openapi.json') as {
-    components: { schemas: Record<string, JsonSchema> };
-  }
-).components.schemas;
+/**
+ * The bundled operator document (generated/operator.json, beside the public openapi.json that the package
+ * exports) keeps the examples that the record schemas leave out.
+ */
+const bundled = path.join(
+  path.dirname(createRequire(import.meta.url).resolve('@gateway/generated/openapi.json')),
+  'operator.json',
+);
+const examples = (JSON.parse(readFileSync(bundled, 'utf8')) as { components: { schemas: Record<string, JsonSchema> } })
+  .components.schemas;
 
 const nameOf = (ref: string) => ref.replace(/^#\/components\/schemas\//, '');
 
@@ -56,7 +62,7 @@ function sample(schema: JsonSchema, path: string, example: unknown): unknown {
 }
 
 /**
- * A record of `name` with every field of its schema: the record's example in the bundled spec, completed
+ * A record of `name` with every field of its schema: the record's example in the bundled operator document, completed
  * from each missing field's schema, then `overrides` (whose account it is).
  */
 export function sampleRecord(name: RecordName, overrides: Record<string, unknown> = {}): Record<string, unknown> {
