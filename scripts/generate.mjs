@@ -121,6 +121,19 @@ function collectOperations(doc) {
         .map((p) => resolveRef(doc, p))
         .filter((p) => ['integer', 'number'].includes(resolveRef(doc, p.schema ?? {}).type))
         .map((p) => p.name);
+      // Parameters still accepted but deprecated (credentials in the token endpoint's query string): the server
+      // counts the requests that send one. A path parameter is in every request: it cannot be deprecated.
+      const deprecatedParameters = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+        .map((p) => resolveRef(doc, p))
+        .filter((p) => p.deprecated === true)
+        .map((p) => ({ in: p.in, name: p.name }));
+      for (const p of deprecatedParameters) {
+        if (p.in !== 'query' && p.in !== 'header') {
+          throw new SpecError(
+            `${op.operationId}: the ${p.in} parameter ${p.name} is deprecated; only query and header parameters can be`,
+          );
+        }
+      }
       // Answers that must not be cached: a signed-in caller's, and those that document `Cache-Control`.
       const documentsCacheControl = Object.values(op.responses ?? {}).some((response) =>
         Object.keys(resolveRef(doc, response).headers ?? {}).some((name) => name.toLowerCase() === 'cache-control'),
@@ -149,6 +162,7 @@ function collectOperations(doc) {
         responseContentTypes: responseTypes,
         queryDefaults,
         numericParameters,
+        deprecatedParameters,
         noStore: security.length > 0 || documentsCacheControl,
         rateLimited: op['x-rate-limited'] === true,
         refusalsCounted: op['x-refusals-counted'] === true,
@@ -212,6 +226,7 @@ function operationsModule(operations) {
         `responseContentTypes: ${JSON.stringify(o.responseContentTypes)}`,
         `queryDefaults: ${JSON.stringify(o.queryDefaults)}`,
         `numericParameters: ${JSON.stringify(o.numericParameters)}`,
+        `deprecatedParameters: ${JSON.stringify(o.deprecatedParameters)}`,
         `noStore: ${o.noStore}`,
         `rateLimited: ${o.rateLimited}`,
         `refusalsCounted: ${o.refusalsCounted}`,

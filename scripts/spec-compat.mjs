@@ -17,6 +17,7 @@
  * - error codes (ours entirely): the `ErrorCode` catalogue (components.schemas.ErrorCode: its `x-codes`, each
  *   code's name and status; up to 1.1.0 a oneOf of const codes with x-status) loses a code or changes a code's status or name; an operation's response stops documenting (in
  *   its examples) an error code it documented: breaking. Codes added: non-breaking.
+ * - a parameter deprecated (still accepted): non-breaking, listed;
  * - components: a change to a component is judged where operations use it; a component that no operation used
  *   (neither directly nor through another component) removed is non-breaking, said so with the reason: no request
  *   or response changes, only the named type a generator made of it goes;
@@ -322,6 +323,13 @@ function classify(d, p, before, after, merged) {
       return {
         verdict: 'breaking',
         message: `${op}: ${location} ${rest[2]} ${describeValue(d.before)} -> ${describeValue(d.after)}`,
+      };
+    }
+    if (rest[2] === 'deprecated') {
+      // Still accepted: a warning to clients, listed so that a release notes it.
+      return {
+        verdict: 'non-breaking',
+        message: `${op}: ${location} ${d.action !== 'remove' && d.after === true ? 'deprecated' : 'no longer deprecated'}`,
       };
     }
     if (rest[2] !== 'schema')

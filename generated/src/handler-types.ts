@@ -26,6 +26,8 @@ export interface OperationMeta {
   readonly queryDefaults: readonly string[];
   /** Parameters (path or query) whose schema is a number or an integer. */
   readonly numericParameters: readonly string[];
+  /** Parameters still accepted but `deprecated` in the spec: the requests that send one are counted. */
+  readonly deprecatedParameters: readonly { readonly in: 'query' | 'header'; readonly name: string }[];
   /** Its answers carry `Cache-Control: no-store` (it is protected, or its responses document the header). */
   readonly noStore: boolean;
   /** Limited per client address (`x-rate-limited`). */

@@ -51,9 +51,11 @@ export interface paths {
          *
          *     The parameters are form-encoded in the body (`application/x-www-form-urlencoded`). Deployed clients
          *     send them in the query string instead, with an empty body (possibly labelled `application/json`);
-         *     that is accepted: when the body is empty, or carries no parameter at all (`{}` in JSON, nothing but
-         *     separators in a form), the parameters are read from the query string; otherwise the body is a complete
-         *     request and wins. A JSON object body is accepted too.
+         *     that is accepted, and deprecated (the query parameters say so): a query string ends up in logs, and
+         *     these carry credentials. When the body is empty, or carries no parameter at all (`{}` in JSON, nothing
+         *     but separators in a form), the parameters are read from the query string; otherwise the body is a
+         *     complete request and wins. Every request that sends a token parameter in the query string, read or not,
+         *     is counted in `gateway_deprecated_parameter_requests_total`. A JSON object body is accepted too.
          *
          *     The response's `expires_in` is the absolute Unix time at which the access token expires.
          *
@@ -626,7 +628,9 @@ export interface paths {
         /**
          * Prometheus metrics
          * @description Metrics in the Prometheus text format: requests by operationId and status with latency histograms,
-         *     token grants and refusals by reason, database pool state, and the process's own. Public on the API's
+         *     token grants and refusals by reason, requests that sent a deprecated parameter by operationId (the
+         *     credentials that deployed clients send in the token endpoint's query string), database pool state, and
+         *     the process's own. Public on the API's
          *     port by default; with `METRICS_PORT` set it is served only on that port (on `METRICS_HOST`, loopback by
          *     default), and the API's port answers 404 here, so that a public proxy never shows it.
          */
@@ -2014,17 +2018,39 @@ export interface operations {
     createToken: {
         parameters: {
             query?: {
-                /** @description As in the body (for clients that send the parameters in the query string). */
+                /**
+                 * @deprecated
+                 * @description Deprecated: send the parameters in the form body instead (`application/x-www-form-urlencoded`).
+                 *     As in the body, for the deployed clients that send the parameters in the query string with an empty
+                 *     body: still accepted, but a query string is written to access logs and proxies' logs, and this one
+                 *     carries a password or a refresh token. Each request that sends a parameter here is counted in the
+                 *     metric `gateway_deprecated_parameter_requests_total`.
+                 */
                 grant_type?: components["schemas"]["GrantType"];
-                /** @description As in the body. */
+                /**
+                 * @deprecated
+                 * @description Deprecated: send it in the form body instead. As in the body (see `grant_type` in the query).
+                 */
                 scope?: components["schemas"]["Scope"];
-                /** @description As in the body. */
+                /**
+                 * @deprecated
+                 * @description Deprecated: send it in the form body instead. As in the body (see `grant_type` in the query).
+                 */
                 username?: components["schemas"]["Username"];
-                /** @description As in the body. */
+                /**
+                 * @deprecated
+                 * @description Deprecated: send it in the form body instead. As in the body (see `grant_type` in the query).
+                 */
                 password?: components["schemas"]["Password"];
-                /** @description As in the body. */
+                /**
+                 * @deprecated
+                 * @description Deprecated: send it in the form body instead. As in the body (see `grant_type` in the query).
+                 */
                 client_id?: components["schemas"]["ClientId"];
-                /** @description As in the body. */
+                /**
+                 * @deprecated
+                 * @description Deprecated: send it in the form body instead. As in the body (see `grant_type` in the query).
+                 */
                 refresh_token?: components["schemas"]["RefreshToken"];
             };
             header?: never;

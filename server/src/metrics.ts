@@ -1,6 +1,6 @@
 /**
  * Prometheus metrics of one app: requests by operation and status with latency, token grants and refusals
- * by reason, database pool state, whether the Redis of the shared limits answers, open event streams and
+ * by reason, requests that sent a deprecated parameter, database pool state, whether the Redis of the shared limits answers, open event streams and
  * connections with their refusals (metrics-limits.ts), the ledger-key cache's hit rate (metrics-key-cache.ts),
  * and the process's own. Each app has its own registry.
  */
@@ -21,6 +21,8 @@ export interface Metrics {
   observeRequest(operation: string, status: number, seconds: number): void;
   tokenGranted(grant: string): void;
   tokenRefused(reason: string): void;
+  /** A request of `operation` sent a parameter the spec marks deprecated (routes.ts; read or not). */
+  deprecatedParameterSent(operation: string): void;
   /** A request refused because the instance is overloaded (`reason`: what is over its bound). */
   requestShed(reason: string): void;
   /** Where `gateway_unsent_answer_bytes` is read from (plugins/overload.ts counts it). */
@@ -59,6 +61,12 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
     name: 'gateway_token_refusals_total',
     help: 'Token requests refused, by catalogue reason.',
     labelNames: ['reason'],
+    registers: [registry],
+  });
+  const deprecatedParameters = new client.Counter({
+    name: 'gateway_deprecated_parameter_requests_total',
+    help: "Requests that sent a parameter the spec marks deprecated (read or not), by operation: credentials in the token endpoint's query string.",
+    labelNames: ['operation'],
     registers: [registry],
   });
   new client.Gauge({
@@ -158,6 +166,7 @@ export function createMetrics(store: Store, sources: MetricSources): Metrics {
     observeRequest: requests.observe,
     tokenGranted: (grant) => grants.inc({ grant }),
     tokenRefused: (reason) => refusals.inc({ reason }),
+    deprecatedParameterSent: (operation) => deprecatedParameters.inc({ operation }),
     requestShed: (reason) => shed.inc({ reason }),
     watchUnsentAnswers: (read) => {
       unsentAnswerBytes = read;

@@ -1,7 +1,8 @@
 /**
  * The route of each operation, as fastify-openapi-glue builds it from the spec, completed from the
  * operation's generated metadata: the handler of the handler map, the body's content types, `no-store`,
- * the rate limit, the deprecation headers, the catalogue's age during a database outage. Nothing here names
+ * the rate limit, the deprecation headers, the count of deprecated parameters sent, the catalogue's age
+ * during a database outage. Nothing here names
  * an operation: what is particular to one is declared in the spec and reaches this file through
  * `operationMeta`.
  */
@@ -110,6 +111,40 @@ function noStore(_request: FastifyRequest, reply: FastifyReply, done: () => void
   done();
 }
 
+type OnRequest = (request: FastifyRequest, reply: FastifyReply, done: () => void) => void;
+
+/**
+ * Counts the requests that send a parameter the spec marks deprecated (the token endpoint's credentials in
+ * the query string), whether it is read or a body wins, and whether the request is then answered or refused
+ * (validation, rate limit): the query string is in the logs either way.
+ */
+function deprecatedParametersCounter(
+  operationId: OperationId,
+  parameters: OperationMeta['deprecatedParameters'],
+  metrics: Context['metrics'],
+): OnRequest {
+  const names = {
+    query: parameters.filter((p) => p.in === 'query').map((p) => p.name),
+    header: parameters.filter((p) => p.in === 'header').map((p) => p.name.toLowerCase()),
+  };
+  return (request, _reply, done) => {
+    const query = request.query as Record<string, unknown> | undefined;
+    if (
+      names.query.some((name) => query?.[name] !== undefined) ||
+      names.header.some((name) => request.headers[name] !== undefined)
+    ) {
+      metrics.deprecatedParameterSent(operationId);
+    }
+    done();
+  };
+}
+
+/** The route's onRequest hooks, or none (undefined: Fastify adds no hook). */
+function onRequestHooks(hooks: (OnRequest | null)[]): OnRequest[] | undefined {
+  const present = hooks.filter((hook) => hook !== null);
+  return present.length > 0 ? present : undefined;
+}
+
 export interface RouteSettings {
   handlers: HandlerMap<Context>;
   /** The context of public operations (shared); a signed-in call gets its own, with its caller. */
@@ -138,8 +173,13 @@ export function routeResolver({ handlers, publicContext, rateLimit }: RouteSetti
         ...(meta.rateLimited ? { rateLimit: { max: rateLimit, timeWindow: 60_000 } } : {}),
       },
       ...(meta.bodyContentTypes.length > 0 ? { preValidation: bodyContentTypes(meta.bodyContentTypes) } : {}),
-      // Before validation, so that refusals carry it too.
-      onRequest: meta.noStore ? noStore : undefined,
+      // Before validation, so that refusals carry the header and are counted too.
+      onRequest: onRequestHooks([
+        meta.noStore ? noStore : null,
+        meta.deprecatedParameters.length > 0
+          ? deprecatedParametersCounter(id, meta.deprecatedParameters, publicContext.metrics)
+          : null,
+      ]),
       // No preHandler here: glue's route preHandler is the security check, and it must not be replaced.
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         if (meta.numericParameters.length > 0) assertFinite(request, meta.numericParameters);

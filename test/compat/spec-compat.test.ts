@@ -240,6 +240,13 @@ const nonBreaking: [string, (d: Doc) => void, RegExp][] = [
     /GET \/v1\/platforms: parameter `limit` \(query\) maximum 100 -> 200 \(widened input\)/,
   ],
   [
+    'a parameter deprecated',
+    (d) => {
+      d.components.parameters.CursorListLimit.deprecated = true;
+    },
+    /GET \/v1\/platforms: parameter `limit` \(query\) deprecated/,
+  ],
+  [
     'a new error code',
     (d) => {
       d.components.schemas.ErrorCode.enum.push(10499);
