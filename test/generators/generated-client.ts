@@ -103,6 +103,8 @@ export function describeGeneratedClient({ generator, fixture, generate, more }: 
       folder = path.join(work, fixture);
       cpSync(path.join(FIXTURES, fixture), folder, { recursive: true });
       [gateway] = await Promise.all([startGateway(), generate(path.join(folder, 'client'))]);
+      ({ scenario } = await load<{ scenario: GeneratedClientScenario }>());
+      scenario.connect(gateway.url);
     });
 
     afterAll(async () => {
@@ -115,8 +117,6 @@ export function describeGeneratedClient({ generator, fixture, generate, more }: 
     });
 
     it('reads the public operations as the server answers them', async () => {
-      ({ scenario } = await load<{ scenario: GeneratedClientScenario }>());
-      scenario.connect(gateway.url);
       const reads = await scenario.publicReads();
       const answer = async (pathname: string) => (await fetch(`${gateway.url}${pathname}`)).json();
       expect(reads).toEqual({

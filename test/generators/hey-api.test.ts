@@ -27,22 +27,31 @@ describeGeneratedClient({
       const { eventStream } = await load<{ eventStream: EventStreamScenario }>();
       const movementId = randomUUID();
       const reading = new AbortController();
-      let imported: Promise<string> | undefined;
       let position: string | undefined;
+      let imported: Promise<unknown> = Promise.resolve();
+      const importFailures: unknown[] = [];
       try {
-        const eventId = await eventStream.movementEvent(
-          accessToken,
-          movementId,
-          (opened) => {
-            position = opened;
-            imported = importMovement(gateway.dataDir, 'in_progress', movementId);
-          },
-          reading.signal,
-        );
-        expect(await imported).toBe(movementId);
-        expect(BigInt(eventId)).toBe(BigInt(position ?? Number.NaN) + 1n);
+        const eventId = await eventStream
+          .movementEvent(
+            accessToken,
+            movementId,
+            (opened) => {
+              position = opened;
+              // A failed import ends the reading, so that the test fails with the import's error.
+              imported = importMovement(gateway.dataDir, 'in_progress', movementId).catch((error: unknown) => {
+                importFailures.push(error);
+                reading.abort();
+              });
+            },
+            reading.signal,
+          )
+          .catch((error: unknown) => {
+            throw importFailures[0] ?? error;
+          });
+        expect(Number(eventId)).toBe(Number(position) + 1);
       } finally {
         reading.abort();
+        await imported;
       }
     });
   },
