@@ -112,7 +112,8 @@ export function describeGeneratedClient({ generator, fixture, generate, more }: 
       if (work) rmSync(work, { recursive: true, force: true });
     });
 
-    it('compiles with its scenario under strict type checking, without an error', () => {
+    // One compilation takes seconds, and more while the other suites share the machine.
+    it('compiles with its scenario under strict type checking, without an error', { timeout: 120_000 }, () => {
       expect(strictTypeErrors(folder)).toEqual([]);
     });
 
