@@ -1,8 +1,14 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Two test files at a time at least: vitest's default is one fewer than the cores, so on 2 cores the files ran
+    // one by one, though most of their time is spent waiting on what they start (servers, Prism, PostgreSQL,
+    // compilers). Every file makes its own ports, folders and schemas, so they run side by side
+    // (docs/testing.md has the times; `--maxWorkers=1` on the command line runs them one by one again).
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     // The PostgreSQL the tests run on, found or started (TEST_DATABASE_URL); the schemas the tests make there,
     // dropped at the end of the run (test/support/schema-reaper.ts).
     globalSetup: ['../scripts/test-postgres.mjs', 'test/support/schema-reaper.ts'],
