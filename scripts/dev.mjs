@@ -44,6 +44,8 @@ const loop = {
   /** Per compiler, the time of the first edit of its sources that none of its rounds has included yet. */
   pending: { ledger: null, generated: null, server: null },
   pendingTimer: null,
+  /** The restart under way (a promise), or null. */
+  restarting: null,
   /** The build being served: when it was started (null: nothing is served). */
   servingSince: null,
   /** The server process (null: none), and the next one, started ahead (scripts/dev-standby.mjs). */
@@ -87,6 +89,21 @@ function compilerSourceEvent(name) {
   if (name !== 'generated') loop.checkOnly.delete('server');
   else if (!loop.generating) loop.checkOnly.delete('generated');
   sourceEvent(at);
+}
+
+/**
+ * What the port serves now, in words: asked of the port itself (a server that did not start, or ended, refuses
+ * connections whatever the loop believes), after the start under way, if any, is over.
+ */
+async function servedNow() {
+  await loop.restarting;
+  const answered = await fetch(`${url}/health/live`, { signal: AbortSignal.timeout(2000) }).then(
+    () => true,
+    () => false,
+  );
+  if (!answered) return `nothing answers at ${url} until an edit builds`;
+  if (loop.servingSince === null) return `something answers at ${url}, but not a server of this loop`;
+  return `served all the same: the build started at ${clock(loop.servingSince)} answers at ${url}`;
 }
 
 const serving = () =>
@@ -160,7 +177,10 @@ function maybeRestart() {
   if (quiet < QUIET_MS) return; // sourceEvent's timer comes back
   if (compilers.some((c) => c.errors.length > 0 && !skipsCheck(c))) return; // reported by the round
   loop.restartWanted = false;
-  restart();
+  const restarting = restart().finally(() => {
+    if (loop.restarting === restarting) loop.restarting = null;
+  });
+  loop.restarting = restarting;
 }
 
 async function restart() {
@@ -244,10 +264,14 @@ function onRound(compiler) {
   if (compiler.rounds > 1 && loop.checkOnly.has(compiler.name)) {
     loop.checkOnly.delete(compiler.name);
     if (compiler.errors.length > 0) {
-      say(
-        `${compiler.name}: does not compile against the new spec (served all the same; fix it, or the spec):\n${errorReport(compiler)}`,
-      );
-    } else say(`${compiler.name}: type-checked against the new spec in ${seconds(Date.now() - compiler.startedAt)}`);
+      const report = errorReport(compiler);
+      // The new spec's build was started without this check: whether it serves is asked of the port, not assumed.
+      return servedNow().then((served) => {
+        say(`${compiler.name}: does not compile against the new spec (${served}; fix it, or the spec):\n${report}`);
+        maybeRestart();
+      });
+    }
+    say(`${compiler.name}: type-checked against the new spec in ${seconds(Date.now() - compiler.startedAt)}`);
     return maybeRestart();
   }
   if (compiler.errors.length > 0) {

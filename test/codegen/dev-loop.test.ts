@@ -2,8 +2,8 @@
  * `npm run dev` (scripts/dev.mjs) as an API developer meets it, in a throwaway copy of the checkout
  * (scripts/dev-copy.mjs: the checkout itself is never edited, so that other suites reading its builds are
  * safe): it serves the demo, a handler edit is served, a type error and a structurally broken spec edit are
- * printed with their file and line while the last good build keeps being served, and the next spec edit is
- * served. Times are printed,
+ * printed with their file and line while the last good build keeps being served, a spec edit that leaves nothing
+ * served is said to (never "served all the same"), and the next spec edit is served. Times are printed,
  * not asserted (scripts/measure-dev-loop.mjs measures them).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -117,6 +117,28 @@ describe('npm run dev', () => {
     lines[index] = '    responses:';
     writeFileSync(path.join(copy, file), lines.join('\n'));
   }, 150_000);
+
+  it('says nothing is served when a spec edit that does not compile leaves the port refusing connections', async () => {
+    // An operation renamed in the spec: the handler map no longer type-checks, and the server refuses to start
+    // (no handler for the new operationId), so the port refuses connections: the loop must say so.
+    const file = 'spec/paths/health.yaml';
+    const good = readFileSync(path.join(copy, file), 'utf8');
+    const since = output.length;
+    edit(file, 'operationId: getLiveness', 'operationId: getLivenessRenamed');
+    await until(
+      'the type error',
+      async () => output.slice(since).includes('does not compile against the new spec'),
+      180_000,
+    );
+    const said = output.slice(since);
+    expect(said).not.toContain('served all the same');
+    expect(said).toMatch(
+      /server: does not compile against the new spec \(nothing answers at http:\/\/127\.0\.0\.1:\d+ until an edit builds;/,
+    );
+    await expect(live()).rejects.toThrow();
+    writeFileSync(path.join(copy, file), good);
+    await until('the restart after the fix', async () => (await live()).ok, 180_000);
+  }, 400_000);
 
   it('goes on: the next spec edit is served', async () => {
     edit('spec/paths/health.yaml', DESCRIPTION, 'description: The process is alive (edited).');
