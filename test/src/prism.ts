@@ -3,8 +3,10 @@
  * scripts. Prism runs as a child process of this Node, on a free loopback port.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -91,6 +93,31 @@ export async function spawnService(
   return { child, output: () => log };
 }
 
+/** `node` without the `deprecated` flag of any parameter it holds (an object with `in` and `name`). */
+function withoutDeprecatedParameters(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutDeprecatedParameters);
+  if (typeof node !== 'object' || node === null) return node;
+  const isParameter = 'in' in node && 'name' in node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([key]) => !(isParameter && key === 'deprecated'))
+      .map(([key, value]) => [key, withoutDeprecatedParameters(value)]),
+  );
+}
+
+/**
+ * The document the validating proxy checks against, in a folder of its own: `spec` without its parameters'
+ * `deprecated` flags. Under `--errors`, Prism 5 answers 422 to a request that carries a deprecated parameter
+ * (it counts its "deprecated" warning as a violation), so the deployed clients' token request in the query
+ * string, still accepted, would never reach the server; every other check of request and answer stays.
+ */
+function proxyDocument(spec: string): { file: string; remove(): void } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'gateway-prism-proxy-'));
+  const file = path.join(dir, 'openapi.json');
+  writeFileSync(file, JSON.stringify(withoutDeprecatedParameters(JSON.parse(readFileSync(spec, 'utf8')))));
+  return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
 /** Starts Prism on `port` (a free one when omitted) and resolves once it accepts connections. */
 export async function startPrism(
   mode: PrismMode,
@@ -98,20 +125,31 @@ export async function startPrism(
 ): Promise<RunningPrism> {
   const port = options.port ?? (await freePort());
   const spec = options.spec ?? BUNDLED_SPEC;
+  const proxied = mode.kind === 'proxy' ? proxyDocument(spec) : null;
   const args =
     mode.kind === 'mock'
       ? ['mock', spec, ...(mode.dynamic ? ['--dynamic'] : [])]
-      : ['proxy', spec, mode.upstream, '--errors'];
-  const { child } = await spawnService(
-    [PRISM_CLI, ...args, '--host', '127.0.0.1', '--port', String(port), '-v', 'error'],
-    port,
-  );
+      : ['proxy', proxied?.file ?? spec, mode.upstream, '--errors'];
+  let child: ChildProcess;
+  try {
+    ({ child } = await spawnService(
+      [PRISM_CLI, ...args, '--host', '127.0.0.1', '--port', String(port), '-v', 'error'],
+      port,
+    ));
+  } catch (error) {
+    proxied?.remove();
+    throw error;
+  }
   return {
     url: `http://127.0.0.1:${port}`,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
-        child.once('exit', () => resolve());
+        const stopped = () => {
+          proxied?.remove();
+          resolve();
+        };
+        if (child.exitCode !== null) return stopped();
+        child.once('exit', stopped);
         child.kill('SIGTERM');
       }),
   };
