@@ -110,6 +110,29 @@ describe('npm run generate on a structurally broken spec', () => {
     expect(snapshot(out)).toEqual(before);
   }, 60_000);
 
+  it('refuses a deprecated path parameter (every request sends it: none could be counted), and writes nothing', () => {
+    const spec = path.join(work, 'spec-deprecated-path');
+    cpSync(path.join(root, 'spec'), spec, { recursive: true });
+    const file = path.join(spec, 'components/parameters.yaml');
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain('CurrencyPath:\n  name: currency\n  in: path\n');
+    writeFileSync(
+      file,
+      text.replace(
+        'CurrencyPath:\n  name: currency\n  in: path\n',
+        'CurrencyPath:\n  name: currency\n  in: path\n  deprecated: true\n',
+      ),
+    );
+
+    const out = copyOfGenerated('out-deprecated-path');
+    const before = snapshot(out);
+    const result = generate(spec, out);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/the path parameter currency is deprecated; only query and header parameters can be/);
+    expect(result.stderr).not.toMatch(/^\s+at /m);
+    expect(snapshot(out)).toEqual(before);
+  }, 60_000);
+
   it('generates from the unchanged copy (the control)', () => {
     const spec = path.join(work, 'spec-unchanged');
     cpSync(path.join(root, 'spec'), spec, { recursive: true });
