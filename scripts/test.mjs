@@ -1,28 +1,85 @@
 #!/usr/bin/env node
 // `npm test`: finds or starts the PostgreSQL the tests run on once for the whole run (scripts/test-postgres.mjs),
-// then runs every workspace's tests through turbo with TEST_DATABASE_URL naming it. Turbo's options pass
-// through: `npm test -- --filter=@gateway/client`.
+// then runs every workspace's tests through turbo with TEST_DATABASE_URL naming it (docs/testing.md).
+//
+//   npm test                                      every workspace
+//   npm test -- --filter=@gateway/client          one workspace (turbo's options pass through)
+//   npm test -- server/test/cli.test.ts           one file, or a folder (test/cluster): its workspace alone,
+//                                                 vitest given the path within it; several paths may be given
+//   npm test -- --filter=@gateway/server -- -t 'refresh'   after a second `--`: vitest's own options
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findOrStartPostgres } from './test-postgres.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-let postgres;
-try {
-  postgres = await findOrStartPostgres();
-} catch (error) {
-  console.error(error.message);
-  process.exit(1);
+/** The workspaces that have tests, by folder. */
+const TESTED = ['server', 'test', 'client', 'react', 'ledger'];
+
+/**
+ * Paths given on the command line (before any `--`) turned into turbo runs: one per workspace they fall in, that
+ * workspace filtered and vitest given the paths within it. Without paths: one run with the arguments as they are.
+ */
+export function runsFor(args, cwd = process.cwd()) {
+  const split = args.indexOf('--');
+  const ours = split === -1 ? args : args.slice(0, split);
+  const vitestArgs = split === -1 ? [] : args.slice(split + 1);
+  const turboArgs = [];
+  /** Workspace folder → paths within it. */
+  const paths = new Map();
+  for (const arg of ours) {
+    const full = path.resolve(cwd, arg);
+    const [folder, ...rest] = path.relative(root, full).split(path.sep);
+    if (arg.startsWith('-') || !existsSync(full) || !TESTED.includes(folder)) {
+      turboArgs.push(arg);
+      continue;
+    }
+    if (!paths.has(folder)) paths.set(folder, []);
+    if (rest.length > 0) paths.get(folder).push(rest.join('/'));
+  }
+  if (paths.size === 0) return [{ turboArgs, vitestArgs }];
+  return [...paths].map(([folder, within]) => {
+    const { name } = JSON.parse(readFileSync(path.join(root, folder, 'package.json'), 'utf8'));
+    return { turboArgs: [...turboArgs, `--filter=${name}`], vitestArgs: [...within, ...vitestArgs] };
+  });
 }
-const turbo = spawn(
-  path.join(root, 'node_modules/.bin/turbo'),
-  ['run', 'test', '--log-order=grouped', ...process.argv.slice(2)],
-  { stdio: 'inherit', env: { ...process.env, TEST_DATABASE_URL: postgres.url } },
-);
-// Turbo stops its tasks on these; the embedded server (if any) is stopped by its own hooks.
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => turbo.kill(signal));
-turbo.on('exit', async (code, signal) => {
+
+let interrupted = false;
+
+function turbo({ turboArgs, vitestArgs }, env) {
+  const args = ['run', 'test', '--log-order=grouped', ...turboArgs];
+  if (vitestArgs.length > 0) args.push('--', ...vitestArgs);
+  const child = spawn(path.join(root, 'node_modules/.bin/turbo'), args, { stdio: 'inherit', env });
+  // Turbo stops its tasks on these; the embedded server (if any) is stopped by its own hooks.
+  const forward = (signal) => {
+    interrupted = true;
+    child.kill(signal);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, forward);
+  return new Promise((resolve) =>
+    child.on('exit', (code, signal) => {
+      for (const s of ['SIGINT', 'SIGTERM']) process.off(s, forward);
+      resolve(code ?? (signal ? 1 : 0));
+    }),
+  );
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  let postgres;
+  try {
+    postgres = await findOrStartPostgres();
+  } catch (error) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  const env = { ...process.env, TEST_DATABASE_URL: postgres.url };
+  let code = 0;
+  // Paths are resolved from where `npm test` was typed (npm runs the script from the root).
+  for (const run of runsFor(process.argv.slice(2), process.env.INIT_CWD ?? process.cwd())) {
+    code = (await turbo(run, env)) || code;
+    if (interrupted) break;
+  }
   await postgres.stop();
-  process.exit(code ?? (signal ? 1 : 0));
-});
+  process.exit(code);
+}
