@@ -18,7 +18,8 @@ import bs58 from 'bs58';
 import { parse } from 'fast-querystring';
 import Fastify from 'fastify';
 // The gateway's own SQL of a sign-in with its first refresh token (one row), and its hash of the token.
-import { hashToken } from '../../server/dist/domain/refresh-token.js';
+import { hashSecret } from '../../server/dist/domain/refresh-token.js';
+import { storedClaims } from '../../server/dist/domain/token-settings.js';
 import { POSTGRES_SIGN_IN, SQLITE_SIGN_IN } from '../../server/dist/store/token.js';
 
 const [port, chainId, databaseUrl] = process.argv.slice(2);
@@ -91,10 +92,10 @@ app.post('/v1/oauth2/token', async (request, reply) => {
     username,
     iso(now),
     iso(expiry),
-    hashToken(secret),
-    JSON.stringify(claims),
+    hashSecret(secret),
+    storedClaims(claims),
     iso(now + 30 * 86_400),
-    hashToken(chainKey),
+    hashSecret(chainKey),
   );
   const input = `${header}.${b64({ ...claims, scope: ['general'], sub: username, sid: family, iat: now, exp: expiry, jti: randomUUID() })}`;
   reply.header('cache-control', 'no-store').header('pragma', 'no-cache');

@@ -6,8 +6,9 @@
  * 2. The days: the issue's day at `--scale` of its 50,000 users, day after day on the simulated clock, in
  *    5-minute ticks (each user signs in twice, at a random time of the morning and of the afternoon, and
  *    refreshes every 5 minutes for 4 hours each time: 96 refreshes a day; 200,000 x scale movements a day,
- *    imported each tick), the housekeeping at the end of each day; then the rows and bytes of the token and
- *    event tables, before and after it, and the time of a refresh, a movements page and an event read.
+ *    imported each tick), the housekeeping every 10 minutes as `serve` runs it; then at the end of each day
+ *    the rows and bytes of the token and event tables, before and after that run of the housekeeping, and the
+ *    time of a refresh, a movements page and an event read.
  * 3. The refresh row: a refresh with 500,000 sign-ins stored beside one with 3,000, rounds alternating.
  *
  * Rows and bytes do not depend on the machine; times do (a shared machine: read them side by side only).
@@ -73,6 +74,8 @@ const PER_ROUND = Number(options['per-round']);
 const FULL = { users: 50_000, signInsPerUser: 2, refreshEveryMinutes: 5, activeHours: 8, movements: 200_000 };
 const TICK_MS = FULL.refreshEveryMinutes * 60_000;
 const TICKS = (24 * 60) / FULL.refreshEveryMinutes;
+/** The housekeeping runs every 10 minutes in `serve` (HOUSEKEEPING_INTERVAL_SECONDS): every this many ticks. */
+const HOUSEKEEPING_TICKS = Math.max(1, Math.round(10 / FULL.refreshEveryMinutes));
 const REFRESHES_PER_SIGN_IN = (FULL.activeHours * 60) / FULL.refreshEveryMinutes / FULL.signInsPerUser;
 const USERS = Math.max(1, Math.round(FULL.users * SCALE));
 const MOVEMENTS_PER_DAY = Math.round(FULL.movements * MOVEMENT_SCALE);
@@ -246,6 +249,21 @@ async function soak(kind) {
       let moved = 0;
       let vacuums = 0;
       const todays = [];
+      // The housekeeping, as `serve` runs it (its tasks, batch and pause) every 10 minutes of the day.
+      const report = { deleted: {}, milliseconds: 0 };
+      batchTimes.length = 0;
+      const housekeeping = async (at) => {
+        clock.set(at);
+        const run = await server.runTasks(s.store, timedTasks, { batch, pauseMs: 20, now: () => new Date(at) });
+        for (const [task, rows] of Object.entries(run.deleted))
+          report.deleted[task] = (report.deleted[task] ?? 0) + rows;
+        report.milliseconds += run.milliseconds;
+        tokenRows -= run.deleted['sign-ins'] ?? 0;
+        eventRows -= run.deleted.events ?? 0;
+        av.changed('token_families', run.deleted['sign-ins'] ?? 0);
+        av.changed('movement_events', run.deleted.events ?? 0);
+        vacuums += await av.run(live);
+      };
       for (let tick = 0; tick < TICKS; tick++) {
         const now = dayStart + tick * TICK_MS;
         clock.set(now);
@@ -275,22 +293,14 @@ async function soak(kind) {
           eventRows += count;
         }
         vacuums += await av.run(live);
+        if ((tick + 1) % HOUSEKEEPING_TICKS === 0 && tick + 1 < TICKS) await housekeeping(now + TICK_MS);
       }
-      // The end of the day: the housekeeping, as `serve` runs it (its tasks, batch and pause).
+      // The end of the day: the sizes before the housekeeping's run then (the most the tables hold: a day of
+      // events and the 10 minutes since the last run), and after it.
       const end = dayStart + DAY_MS;
       clock.set(end);
       const before = await sizes(s);
-      batchTimes.length = 0;
-      const report = await server.runTasks(s.store, timedTasks, {
-        batch,
-        pauseMs: 20,
-        now: () => new Date(end),
-      });
-      tokenRows -= report.deleted['sign-ins'] ?? 0;
-      eventRows -= report.deleted.events ?? 0;
-      av.changed('token_families', report.deleted['sign-ins'] ?? 0);
-      av.changed('movement_events', report.deleted.events ?? 0);
-      vacuums += await av.run(live);
+      await housekeeping(end);
       const after = await sizes(s);
       tokenRows = after.tables.token_families.rows;
       eventRows = after.tables.movement_events.rows;
@@ -442,8 +452,8 @@ async function refreshRow(kind) {
 
 /**
  * The full scale from the last day: every count of the day grows with the users, so the tables' rows and
- * bytes do too (bytes / scale). `peak`: before the end-of-day housekeeping (the soak's worst: up to two
- * days of events; `serve` runs it every 10 minutes), `after`: right after it.
+ * bytes do too (bytes / scale). `peak`: before a run of the housekeeping (the most the tables hold: a day of
+ * events and the 10 minutes since the last run), `after`: right after it.
  */
 function extrapolate(days, units) {
   const last = days[days.length - 1];

@@ -60,6 +60,7 @@ export const server = {
   ...(await dist('operator/housekeeper.js')),
   ...(await dist('domain/refresh-token.js')),
   ...(await dist('domain/refresh-grant.js')),
+  ...(await dist('domain/token.js')),
   ...(await dist('domain/revocations.js')),
   ...(await dist('server.js')),
   ...(await dist('config.js')),
@@ -97,8 +98,8 @@ export function makeUsers(rng, count) {
 }
 
 /**
- * A password grant's write, as `issueForPassword` makes it once the password is verified (domain/token.ts):
- * the sign-in with its first refresh token, one statement. The password is signed for `lifetime` seconds.
+ * A password grant's write, as `issueForPassword` makes it once the password is verified (domain/token.ts
+ * `newSignIn`): the sign-in with its first refresh token, one statement. The password is signed for `lifetime` seconds.
  * Returns the session: its sign-in and its refresh token.
  */
 export async function grant(store, settings, user, nowSeconds, lifetime = 86_400) {
@@ -110,23 +111,11 @@ export async function grant(store, settings, user, nowSeconds, lifetime = 86_400
     cid: CLIENT_ID,
     lt: lifetime,
   };
-  const familyId = randomUUID();
-  const chainKey = server.newChainKey();
-  const { token, secretHash } = server.newSignInToken(familyId, 0, chainKey);
-  const signIn = {
-    familyId,
-    account: user.address,
-    claims: JSON.stringify(claims),
-    chainHash: server.hashToken(chainKey),
-    tokenHash: secretHash,
-    tokenExpiresAt: iso(nowSeconds + settings.refreshTokenTtl),
-    expiresAt: server.signInEnd(settings, claims, nowSeconds),
-    now: iso(nowSeconds),
-  };
+  const { signIn, token } = server.newSignIn(settings, claims, nowSeconds);
   if (!(await server.startTokenFamily(store, signIn, iso(nowSeconds + lifetime)))) {
     throw new Error('the grant was refused (signed out)');
   }
-  return { familyId, token, account: user.address };
+  return { familyId: signIn.familyId, token, account: user.address };
 }
 
 /** A refresh through the server's refresh grant (domain/refresh-grant.ts): the session gets its new token. */
@@ -317,13 +306,27 @@ export async function sizes(s) {
 
 /**
  * PostgreSQL's autovacuum, by its own rule applied at the simulated time: a table is vacuumed (and analysed)
- * once its updated and deleted rows since its last vacuum pass 50 + 20% of its rows (the defaults of
- * autovacuum_vacuum_threshold and autovacuum_vacuum_scale_factor). In real time autovacuum looks every minute
+ * once its updated and deleted rows since its last vacuum pass its threshold plus its scale factor of its
+ * rows (the defaults, 50 and 20%, or the table's own `autovacuum_vacuum_threshold` and
+ * `autovacuum_vacuum_scale_factor`: migration 0012). In real time autovacuum looks every minute
  * (autovacuum_naptime), some 1,400 times a simulated day that here lasts seconds; the daemon may run as well.
  * SQLite reuses freed pages by itself: nothing to do.
  */
 export function autovacuum(s) {
   const changed = new Map();
+  let rules;
+  const ruleOf = async (table) => {
+    rules ??= new Map(
+      (
+        await query(s.store, "select relname, reloptions from pg_class where relkind = 'r' and reloptions is not null")
+      ).map((row) => [row.relname, Object.fromEntries(row.reloptions.map((option) => option.split('=')))]),
+    );
+    const options = rules.get(table) ?? {};
+    return {
+      threshold: Number(options.autovacuum_vacuum_threshold ?? 50),
+      scale: Number(options.autovacuum_vacuum_scale_factor ?? 0.2),
+    };
+  };
   return {
     changed(table, n) {
       changed.set(table, (changed.get(table) ?? 0) + n);
@@ -332,7 +335,8 @@ export function autovacuum(s) {
       let runs = 0;
       if (s.kind !== 'pg') return runs;
       for (const [table, n] of changed) {
-        if (n <= 50 + 0.2 * (liveRows(table) ?? 0)) continue;
+        const { threshold, scale } = await ruleOf(table);
+        if (n <= threshold + scale * (liveRows(table) ?? 0)) continue;
         await query(s.store, `vacuum (analyze) ${table}`);
         changed.set(table, 0);
         runs += 1;

@@ -19,6 +19,7 @@ import { issueNextToken, type NextToken, readSignIn, type SignIn } from '../stor
 import { signAccessToken } from './access-token.js';
 import {
   chainKeyOfLegacyToken,
+  hashSecret,
   hashToken,
   LEGACY_REFRESH_TOKEN,
   newSignInToken,
@@ -26,7 +27,15 @@ import {
   type SignInToken,
 } from './refresh-token.js';
 import { revokeFamily } from './sign-out.js';
-import { type IssuedClaims, iso, SCOPE, type TokenPair, type TokenSettings } from './token-settings.js';
+import {
+  claimsOf,
+  type IssuedClaims,
+  iso,
+  SCOPE,
+  storedClaims,
+  type TokenPair,
+  type TokenSettings,
+} from './token-settings.js';
 
 /** Spent tokens a sign-in's row keeps for the grace at most: more replays than that within it are reuses. */
 const SPENT_KEPT = 16;
@@ -55,9 +64,18 @@ export function pairOf(
   };
 }
 
-/** When nothing issued with a token issued now works any more: the later of its expiry and its access token's. */
-export const signInEnd = (settings: TokenSettings, claims: IssuedClaims, now: number) =>
-  iso(now + Math.max(settings.refreshTokenTtl, claims.lt));
+/**
+ * When nothing issued with a token issued now works any more (the later of its expiry and its access
+ * token's), rounded up to a 64th of that life (under 12 hours for 30 days). The sign-in's row keeps it indexed (housekeeping deletes
+ * ended sign-ins in its order): rounded, a sign-in refreshed every few minutes moves it a few times a day,
+ * and its other refreshes change no indexed column, which PostgreSQL makes heap-only updates (no new index
+ * entries, the old version's space reused on its page). Housekeeping deletes a sign-in that much later.
+ */
+export function signInEnd(settings: TokenSettings, claims: IssuedClaims, now: number): string {
+  const life = Math.max(settings.refreshTokenTtl, claims.lt);
+  const step = Math.max(1, Math.floor(life / 64));
+  return iso(Math.ceil((now + life) / step) * step);
+}
 
 /**
  * The sign-in's next token: the live one (if any) is spent now and kept for the grace with those spent
@@ -70,7 +88,7 @@ function nextToken(
   chainKey: string,
   now: number,
 ): { token: string; next: NextToken } {
-  const chainHash = hashToken(chainKey);
+  const chainHash = hashSecret(chainKey);
   const sameChain = signIn.chainHash === chainHash && signIn.generation !== null;
   const generation = signIn.generation === null ? 0 : signIn.generation + 1;
   const { token, secretHash } = newSignInToken(signIn.familyId, generation, chainKey);
@@ -90,7 +108,7 @@ function nextToken(
   return {
     token,
     next: {
-      claims: JSON.stringify(claims),
+      claims: storedClaims(claims),
       chainHash,
       generation,
       tokenHash: secretHash,
@@ -119,7 +137,7 @@ export async function issueForRefreshToken(
 /** The sign-in a token of the new form names, if it is of the token's chain: null for an unknown token. */
 export async function signInOfToken(store: Store, token: SignInToken): Promise<SignIn | null> {
   const signIn = await readSignIn(store.db, token.familyId);
-  return signIn?.chainHash && signIn.chainHash === hashToken(token.chainKey) ? signIn : null;
+  return signIn?.chainHash && signIn.chainHash === hashSecret(token.chainKey) ? signIn : null;
 }
 
 async function refreshSignIn(
@@ -129,11 +147,11 @@ async function refreshSignIn(
   clientId: string,
   now: number,
 ): Promise<{ pair: TokenPair; replayed: boolean }> {
-  const secretHash = hashToken(token.secret);
+  const secretHash = hashSecret(token.secret);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const signIn = await signInOfToken(store, token);
     if (!signIn || signIn.revokedAt !== null || signIn.generation === null) throw refused();
-    const claims = JSON.parse(signIn.claims as string) as IssuedClaims;
+    const claims = claimsOf(signIn.claims as string, signIn.account);
     const live = token.generation === signIn.generation && secretHash === signIn.tokenHash;
     // Spent: by a concurrent request (read again after its write), or before.
     const spent = signIn.spent.find((s) => s.generation === token.generation && s.hash === secretHash);

@@ -1,7 +1,7 @@
 /** Signing a sign-in out: by a revocation request, or on the reuse of a spent refresh token. */
 import type { Store } from '../store/store.js';
 import { raiseSignedOutThrough, revokeTokenFamily, signInOfFamily } from '../store/token.js';
-import { type IssuedClaims, iso, type TokenSettings } from './token-settings.js';
+import { claimsOf, iso, type TokenSettings } from './token-settings.js';
 
 /**
  * Revokes a sign-in: in the store (other instances hear of it from there), and at once on this instance. Its
@@ -17,7 +17,7 @@ export async function revokeFamily(
 ): Promise<void> {
   const signIn = await signInOfFamily(store.db, familyId);
   if (signIn) {
-    const signedExpiry = Date.parse(signIn.startedAt) / 1000 + (JSON.parse(signIn.claims) as IssuedClaims).lt;
+    const signedExpiry = Date.parse(signIn.startedAt) / 1000 + claimsOf(signIn.claims, signIn.account).lt;
     await raiseSignedOutThrough(store.db, signIn.account, iso(signedExpiry), iso(now));
   }
   await revokeTokenFamily(store.db, familyId, iso(now));

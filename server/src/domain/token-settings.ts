@@ -77,3 +77,17 @@ interface IssuedClaims {
   cid: string;
   lt: number;
 }
+
+/**
+ * The claims as a sign-in's row keeps them: only what its `account` column does not say, the username once,
+ * under short names (a row for each of millions of sign-ins). `claimsOf` reads them back.
+ */
+export const storedClaims = (claims: IssuedClaims) =>
+  JSON.stringify({ u: claims.user_name, n: claims.nb, c: claims.cid, l: claims.lt });
+
+/** The claims of a sign-in's row (`storedClaims`), or of an old-form refresh token (kept whole, as issued). */
+export function claimsOf(stored: string, account: string): IssuedClaims {
+  const parsed = JSON.parse(stored) as IssuedClaims | { u: string; n: ChainId; c: string; l: number };
+  if ('user_name' in parsed) return parsed;
+  return { a: account, nb: parsed.n, user_name: parsed.u, pk: parsed.u, cid: parsed.c, lt: parsed.l };
+}

@@ -6,17 +6,24 @@
  * signed for that expiry or an earlier one are refused from then on.
  * @see ../../../spec/paths/token.yaml
  */
-import { randomUUID } from 'node:crypto';
 import { ApiError } from '../errors.js';
 import { findLegacyRefreshToken } from '../store/legacy-refresh-token.js';
 import type { Store } from '../store/store.js';
-import { startTokenFamily } from '../store/token.js';
+import { type NewSignIn, startTokenFamily } from '../store/token.js';
 import { familyOfAccessToken } from './access-token.js';
 import { type PasswordGrant, verifyPasswordGrant } from './password.js';
 import { pairOf, signInEnd, signInOfToken } from './refresh-grant.js';
-import { hashToken, LEGACY_REFRESH_TOKEN, newChainKey, newSignInToken, parseSignInToken } from './refresh-token.js';
+import {
+  hashSecret,
+  hashToken,
+  LEGACY_REFRESH_TOKEN,
+  newChainKey,
+  newSignInId,
+  newSignInToken,
+  parseSignInToken,
+} from './refresh-token.js';
 import { revokeFamily } from './sign-out.js';
-import { type IssuedClaims, iso, type TokenPair, type TokenSettings } from './token-settings.js';
+import { type IssuedClaims, iso, storedClaims, type TokenPair, type TokenSettings } from './token-settings.js';
 
 export { issueForRefreshToken } from './refresh-grant.js';
 
@@ -39,21 +46,31 @@ export async function issueForPassword(
   // The sign-in and its first refresh token are one row, written or not, and not for a password whose
   // account signed out a sign-in expiring at or after it (checked after the signature, so that only the
   // key's holder learns of a sign-out).
-  const familyId = randomUUID();
+  const { signIn, token } = newSignIn(settings, claims, now);
+  if (!(await startTokenFamily(store, signIn, iso(expiry)))) throw new ApiError('password_signed_out');
+  return pairOf(settings, claims, signIn.familyId, token, expiry, now);
+}
+
+/** A sign-in that starts now with `claims`: its family's row, and its first refresh token (generation 0). */
+export function newSignIn(
+  settings: TokenSettings,
+  claims: IssuedClaims,
+  now: number,
+): { signIn: NewSignIn; token: string } {
+  const familyId = newSignInId(now * 1000);
   const chainKey = newChainKey();
   const { token, secretHash } = newSignInToken(familyId, 0, chainKey);
   const signIn = {
     familyId,
-    account: address,
-    claims: JSON.stringify(claims),
-    chainHash: hashToken(chainKey),
+    account: claims.a,
+    claims: storedClaims(claims),
+    chainHash: hashSecret(chainKey),
     tokenHash: secretHash,
     tokenExpiresAt: iso(now + settings.refreshTokenTtl),
     expiresAt: signInEnd(settings, claims, now),
     now: iso(now),
   };
-  if (!(await startTokenFamily(store, signIn, iso(expiry)))) throw new ApiError('password_signed_out');
-  return pairOf(settings, claims, familyId, token, expiry, now);
+  return { signIn, token };
 }
 
 /** The sign-in a refresh token of either form belongs to, whatever its state; null when it is not one of ours. */

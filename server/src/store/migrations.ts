@@ -1,6 +1,6 @@
 /**
  * Migrations, the same for SQLite and PostgreSQL. Every list query is a keyset scan over one of the
- * indexes they create (see docs in the README's "Store" section).
+ * indexes they create (docs/changing-the-api.md, "The store").
  *
  * They are expand-only (new tables, nullable or defaulted columns, indexes), so that the previous release
  * runs on the schema of the next one: that is what lets a release be deployed instance by instance and
@@ -19,6 +19,7 @@ import { signOuts } from './migrations/0008-account-sign-outs.js';
 import { accountEventIds } from './migrations/0009-account-event-ids.js';
 import { housekeeping } from './migrations/0010-housekeeping.js';
 import { refreshGenerations } from './migrations/0011-refresh-generations.js';
+import { churningTables } from './migrations/0012-churning-tables.js';
 
 /** Every migration, by name, in the order they apply; one file each in migrations/. */
 export const migrations: Record<string, Migration> = {
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0009_account_event_ids': accountEventIds,
   '0010_housekeeping': housekeeping,
   '0011_refresh_generations': refreshGenerations,
+  '0012_churning_tables': churningTables,
 };

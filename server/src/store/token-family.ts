@@ -30,6 +30,23 @@ export interface SignIn {
   spent: SpentToken[];
 }
 
+/**
+ * `spent_recently` as stored: `[generation, hash, spent at, expires at]` each, the times in milliseconds
+ * since the epoch (a spent token outlives its grace in the row of a sign-in refreshed no more).
+ */
+type StoredSpent = [number, string, number, number];
+
+const storedSpent = (spent: readonly SpentToken[]) =>
+  JSON.stringify(spent.map((s): StoredSpent => [s.generation, s.hash, Date.parse(s.spentAt), Date.parse(s.expiresAt)]));
+
+const spentOf = (stored: string): SpentToken[] =>
+  (JSON.parse(stored) as StoredSpent[]).map(([generation, hash, spentAt, expiresAt]) => ({
+    generation,
+    hash,
+    spentAt: new Date(spentAt).toISOString(),
+    expiresAt: new Date(expiresAt).toISOString(),
+  }));
+
 export async function readSignIn(db: Kysely<Database>, familyId: string): Promise<SignIn | null> {
   const row = await db
     .selectFrom('token_families')
@@ -57,7 +74,7 @@ export async function readSignIn(db: Kysely<Database>, familyId: string): Promis
     generation: row.generation === null ? null : Number(row.generation),
     tokenHash: row.token_hash,
     tokenExpiresAt: row.token_expires_at,
-    spent: row.spent_recently ? (JSON.parse(row.spent_recently) as SpentToken[]) : [],
+    spent: row.spent_recently ? spentOf(row.spent_recently) : [],
   };
 }
 
@@ -86,7 +103,7 @@ export const advanceSignIn = (db: Kysely<Database>, familyId: string, from: numb
       generation: next.generation,
       token_hash: next.tokenHash,
       token_expires_at: next.tokenExpiresAt,
-      spent_recently: next.spent.length > 0 ? JSON.stringify(next.spent) : null,
+      spent_recently: next.spent.length > 0 ? storedSpent(next.spent) : null,
       expires_at: next.expiresAt,
     })
     .where('id', '=', familyId)

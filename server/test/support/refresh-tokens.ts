@@ -1,6 +1,6 @@
 /** What the store holds of a refresh token, read the way a test needs it (either form: domain/refresh-token.ts). */
 import type { Kysely } from 'kysely';
-import { hashToken, parseSignInToken } from '../../src/domain/refresh-token.js';
+import { hashSecret, hashToken, parseSignInToken } from '../../src/domain/refresh-token.js';
 import type { Database } from '../../src/store/schema.js';
 
 /** Whether `token` is its sign-in's live refresh token (issued and not spent); throws for a token never stored. */
@@ -12,7 +12,7 @@ export async function isLiveRefreshToken(db: Kysely<Database>, token: string): P
       .select(['generation', 'token_hash'])
       .where('id', '=', parsed.familyId)
       .executeTakeFirstOrThrow();
-    return Number(row.generation) === parsed.generation && row.token_hash === hashToken(parsed.secret);
+    return Number(row.generation) === parsed.generation && row.token_hash === hashSecret(parsed.secret);
   }
   const row = await db
     .selectFrom('refresh_tokens')
