@@ -45,6 +45,8 @@ const EXPECTED_NOT_RUN = [
   'docs/deployment.md: bridge-events --ndjson | npx gateway movements import - --follow              # batches of 1,000, or 200 ms',
   'docs/deployment.md: npm run gateway -- backup /backups/gateway-$(date +%F).db     # while serving, e.g. from cron',
   'docs/deployment.md: npx turbo run build --output-logs=errors-only',
+  'docs/testing.md: npm test                                         # every workspace (turbo builds what they test first)',
+  'docs/testing.md: CI=true npm test -- --summarize --continue -- --reporter=default --reporter=json --outputFile.json=.vitest-times.json',
   'docs/frontend.md: npm run mock                 # http://127.0.0.1:4010, the spec\'s examples, CORS on',
   'docs/frontend.md: npm start           # the demo server on http://127.0.0.1:3000',
   'docs/frontend.md: npx @stoplight/prism-cli mock node_modules/@gateway/client/dist/openapi.json   # http://127.0.0.1:4010, CORS on',
