@@ -8,8 +8,8 @@
  * - A page (`page` set): the query as the store's `firstColumn` runs it (rowMode `array`, the statement named
  *   by the server's own statementNames when `named`, unnamed otherwise, as with DATABASE_POOL_MODE=transaction),
  *   its first `limit` documents joined into the list's text (listOfDocuments: the page_info the gateway gave).
- * - A single document: the query as Kysely's PostgreSQL driver runs it (`client.query(sql, values)`, unnamed in
- *   every mode), the `document` column of its row sent as it is.
+ * - A single document: the query as `firstColumn` runs it too (named when `named`), the first column of its
+ *   row sent as it is.
  *
  * Each route runs its captured query with its captured values, whatever the request's path parameters.
  *
@@ -46,11 +46,12 @@ for (const route of config.routes) {
       return `{"type":"list","page_info":${pageInfo},"items":[${documents.join(',')}]}`;
     });
   } else {
+    const name = nameOf(route.sql);
     app.get(route.path, async (_request, reply) => {
-      const { rows } = await pool.query(route.sql, route.parameters);
+      const { rows } = await pool.query({ text: route.sql, values: route.parameters, rowMode: 'array', name });
       if (rows.length === 0) return reply.code(404).send();
       reply.type(JSON_TYPE);
-      return rows[0].document;
+      return rows[0][0];
     });
   }
 }

@@ -126,23 +126,19 @@ async function poolerStats() {
 /**
  * The gateway's SQL for the signed-in account's movements page and one of its movements, compiled by the
  * store's functions (server/dist/store/movements.js): the page's query as the store builds it, the single
- * movement's as Kysely's PostgreSQL driver sends it (captured from a client that answers nothing).
+ * movement's as the store hands it to `firstColumn` (captured).
  */
 async function gatewaySql(account, movementId) {
-  const sent = [];
-  const client = {
-    processID: 1,
-    query: async (sql, parameters) => {
-      sent.push({ sql, parameters: [...parameters] });
-      return { command: 'SELECT', rowCount: 1, rows: [{ document: '{}' }] };
-    },
-    release() {},
-  };
   const db = new Kysely({
-    dialect: new PostgresDialect({ pool: { connect: async () => client, end: async () => {} } }),
+    dialect: new PostgresDialect({ pool: { connect: async () => ({}), end: async () => {} } }),
   });
   const page = movementsPageQuery(db, { account, limit: SETTINGS.pageLimit, after: null });
-  await findMovementDocument(db, account, movementId);
+  const sent = [];
+  const firstColumn = async (query) => {
+    sent.push({ sql: query.sql, parameters: [...query.parameters] });
+    return ['{}'];
+  };
+  await findMovementDocument({ db, firstColumn }, account, movementId);
   if (sent.length !== 1) throw new Error(`findMovementDocument sent ${sent.length} queries`);
   return { page: { sql: page.sql, parameters: [...page.parameters] }, single: sent[0] };
 }

@@ -1,10 +1,8 @@
 /** The signed-in account's movements: newest-first pages and one movement, as their stored documents. */
 
-import type { Kysely } from 'kysely';
 import { ApiError } from '../errors.js';
 import { findMovementDocument, listMovements, type MovementQuery } from '../store/movements.js';
 import type { DocumentPage, PageSource } from '../store/pages.js';
-import type { Database } from '../store/schema.js';
 
 export type { Keyset } from '../store/pages.js';
 
@@ -14,8 +12,8 @@ export function movementsPage(store: PageSource, query: MovementQuery): Promise<
 }
 
 /** The document of one of the account's movements; another account's is not found, like a missing one. */
-export async function movementOf(db: Kysely<Database>, account: string, id: string): Promise<string> {
-  const document = await findMovementDocument(db, account, id);
+export async function movementOf(store: PageSource, account: string, id: string): Promise<string> {
+  const document = await findMovementDocument(store, account, id);
   if (document === null) throw new ApiError('movement_not_found');
   return document;
 }

@@ -25,6 +25,9 @@ export const movementsHandlers: Pick<HandlerMap<Context>, 'listMovements' | 'get
 
   async getMovement({ params }, context) {
     const { account } = callerOf(context);
-    return { status: 200, body: new JsonText<Schemas['Movement']>(await movementOf(context.db, account, params.id)) };
+    return {
+      status: 200,
+      body: new JsonText<Schemas['Movement']>(await movementOf(context.store, account, params.id)),
+    };
   },
 };

@@ -3,6 +3,7 @@ import type { CompiledQuery, Kysely } from 'kysely';
 import { withMovementDocument } from './documents.js';
 import { recordMovementEvents } from './events.js';
 import {
+  compiledOnce,
   type DocumentPage,
   documentPage,
   type FixedFields,
@@ -23,16 +24,19 @@ export interface MovementQuery extends PageSize {
 
 /** The query of a movements page: the documents of an account's movements, newest first. */
 export function movementsPageQuery(db: Kysely<Database>, q: Omit<MovementQuery, 'maxBytes'>): CompiledQuery {
-  let query = db.selectFrom('movements').select('document').where('account', '=', q.account);
-  if (q.after !== null) {
-    const [time, id] = q.after;
-    query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(time, id)));
-  }
-  return query
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(q.limit + 1)
-    .compile();
+  const parameters = q.after === null ? [q.account, q.limit + 1] : [q.account, ...q.after, q.limit + 1];
+  return compiledOnce(db, q.after === null ? 'movements' : 'movements after', parameters, () => {
+    let query = db.selectFrom('movements').select('document').where('account', '=', q.account);
+    if (q.after !== null) {
+      const [time, id] = q.after;
+      query = query.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(time, id)));
+    }
+    return query
+      .orderBy('created_at', 'desc')
+      .orderBy('id', 'desc')
+      .limit(q.limit + 1)
+      .compile();
+  });
 }
 
 /** A page of an account's movements, newest first, ties broken by id descending. */
@@ -40,15 +44,24 @@ export async function listMovements({ db, firstColumn }: PageSource, q: Movement
   return documentPage(await firstColumn(movementsPageQuery(db, q)), q, 'created_at');
 }
 
-/** The document of one movement of an account; another account's movement is not found, like a missing one. */
-export async function findMovementDocument(db: Kysely<Database>, account: string, id: string): Promise<string | null> {
-  const row = await db
-    .selectFrom('movements')
-    .select('document')
-    .where('id', '=', id)
-    .where('account', '=', account)
-    .executeTakeFirst();
-  return row?.document ?? null;
+/** The query of one movement of an account. */
+const singleMovementQuery = (db: Kysely<Database>, account: string, id: string) =>
+  compiledOnce(db, 'movement', [id, account], () =>
+    db.selectFrom('movements').select('document').where('id', '=', id).where('account', '=', account).compile(),
+  );
+
+/**
+ * The document of one movement of an account; another account's movement is not found, like a missing one.
+ * Run as the pages are (`firstColumn`: on PostgreSQL a statement named once per connection, where the pool
+ * mode allows).
+ */
+export async function findMovementDocument(
+  { db, firstColumn }: PageSource,
+  account: string,
+  id: string,
+): Promise<string | null> {
+  const [document] = await firstColumn(singleMovementQuery(db, account, id));
+  return typeof document === 'string' ? document : null;
 }
 
 /** A movement's place in its list: its account's list, by `created_at`. */

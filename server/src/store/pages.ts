@@ -1,4 +1,5 @@
 /** Keyset pages of stored documents, shared by the movement and trade lists. */
+import { CompiledQuery } from 'kysely';
 import { itemsWithin } from '../lib/page-bytes.js';
 import type { Store } from './schema.js';
 
@@ -18,6 +19,38 @@ export interface DocumentPage {
 
 /** Where list pages are read: the query builder and the store's row-object-free read. */
 export type PageSource = Pick<Store, 'db' | 'firstColumn'>;
+
+/** The texts of the read queries, by store (its query builder) and shape. */
+const texts = new WeakMap<object, Map<string, string>>();
+
+/**
+ * A read query built by Kysely once per store and shape, then run with each request's values: its text
+ * depends only on its shape (which conditions, which order), every value is a parameter. Building and
+ * compiling it on every request cost the gateway more CPU than the database spent on a single movement.
+ * `parameters` are the request's values in the order the query takes them, checked against the built
+ * query's when the shape is first built.
+ */
+export function compiledOnce(
+  db: object,
+  shape: string,
+  parameters: readonly unknown[],
+  build: () => CompiledQuery,
+): CompiledQuery {
+  let byShape = texts.get(db);
+  if (byShape === undefined) {
+    byShape = new Map();
+    texts.set(db, byShape);
+  }
+  let text = byShape.get(shape);
+  if (text === undefined) {
+    const built = build();
+    const same = built.parameters.length === parameters.length && built.parameters.every((v, i) => v === parameters[i]);
+    if (!same) throw new Error(`the query "${shape}" takes its values in another order than given`);
+    text = built.sql;
+    byShape.set(shape, text);
+  }
+  return CompiledQuery.raw(text, [...parameters]);
+}
 
 /** How large a page may be: items, and bytes of the whole answer (lib/page-bytes.ts). */
 export interface PageSize {

@@ -2,6 +2,7 @@
 import type { CompiledQuery, Kysely } from 'kysely';
 import { withTradeDocument } from './documents.js';
 import {
+  compiledOnce,
   type DocumentPage,
   documentPage,
   type FixedFields,
@@ -28,23 +29,37 @@ export interface TradeQuery extends PageSize {
 
 /** The query of a trades page: the documents of an address's trades for a pair, by (timestamp, id). */
 export function tradesPageQuery(db: Kysely<Database>, q: Omit<TradeQuery, 'maxBytes'>): CompiledQuery {
-  let query = db
-    .selectFrom('trades')
-    .select('document')
-    .where('address', '=', q.address)
-    .where('amount_currency_id', '=', q.amountCurrencyId)
-    .where('price_currency_id', '=', q.priceCurrencyId);
-  if (q.from !== null) query = query.where('timestamp', '>=', q.from);
-  if (q.before !== null) query = query.where('timestamp', '<', q.before);
-  if (q.after !== null) {
-    const [time, id] = q.after;
-    query = query.where((eb) => eb(eb.refTuple('timestamp', 'id'), q.sort === 'desc' ? '<' : '>', eb.tuple(time, id)));
-  }
-  return query
-    .orderBy('timestamp', q.sort)
-    .orderBy('id', q.sort)
-    .limit(q.limit + 1)
-    .compile();
+  const parameters = [
+    q.address,
+    q.amountCurrencyId,
+    q.priceCurrencyId,
+    ...(q.from === null ? [] : [q.from]),
+    ...(q.before === null ? [] : [q.before]),
+    ...(q.after ?? []),
+    q.limit + 1,
+  ];
+  const shape = `trades ${q.sort}${q.from === null ? '' : ' from'}${q.before === null ? '' : ' before'}${q.after === null ? '' : ' after'}`;
+  return compiledOnce(db, shape, parameters, () => {
+    let query = db
+      .selectFrom('trades')
+      .select('document')
+      .where('address', '=', q.address)
+      .where('amount_currency_id', '=', q.amountCurrencyId)
+      .where('price_currency_id', '=', q.priceCurrencyId);
+    if (q.from !== null) query = query.where('timestamp', '>=', q.from);
+    if (q.before !== null) query = query.where('timestamp', '<', q.before);
+    if (q.after !== null) {
+      const [time, id] = q.after;
+      query = query.where((eb) =>
+        eb(eb.refTuple('timestamp', 'id'), q.sort === 'desc' ? '<' : '>', eb.tuple(time, id)),
+      );
+    }
+    return query
+      .orderBy('timestamp', q.sort)
+      .orderBy('id', q.sort)
+      .limit(q.limit + 1)
+      .compile();
+  });
 }
 
 /** A page of an address's trades for a pair, ordered by (timestamp, id) in `sort` order. */
