@@ -70,7 +70,7 @@ async function main() {
   const { mkdirSync, mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
   const os = await import('node:os');
 
-  /** The demo exchange's account (README, "The demo exchange"): the signed-in page is its movements. */
+  /** The demo exchange's account (docs/applications.md, "The demo exchange"): the signed-in page is its movements. */
   const DEMO_SEED = 'uncle push human bus echo drastic garden joke sand warfare sentence fossil title color combine';
   const IMPORT_LINES = 100_000;
   const PUBLIC = { label: 'GET /v1/platforms/ETH', path: '/v1/platforms/ETH' };
