@@ -2,7 +2,8 @@
 // `npm test`: finds or starts the PostgreSQL the tests run on once for the whole run (scripts/test-postgres.mjs),
 // then runs every workspace's tests through turbo with TEST_DATABASE_URL naming it (docs/testing.md).
 //
-//   npm test                                      every workspace
+//   npm test                                      every workspace: client, react and ledger first (seconds),
+//                                                 then server and test side by side (minutes)
 //   npm test -- --filter=@gateway/client          one workspace (turbo's options pass through)
 //   npm test -- server/test/cli.test.ts           one file, or a folder (test/cluster): its workspace alone,
 //                                                 vitest given the path within it; several paths may be given
@@ -16,6 +17,9 @@ import { findOrStartPostgres } from './test-postgres.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** The workspaces that have tests, by folder. */
 const TESTED = ['server', 'test', 'client', 'react', 'ledger'];
+/** The workspaces whose suites take seconds, and the two that take minutes (docs/testing.md has the times). */
+const SMALL = ['@gateway/client', '@gateway/react', '@gateway/ledger'];
+const BIG = ['@gateway/server', '@gateway/contract-tests'];
 
 /**
  * Paths given on the command line (before any `--`) turned into turbo runs: one per workspace they fall in, that
@@ -38,7 +42,16 @@ export function runsFor(args, cwd = process.cwd()) {
     if (!paths.has(folder)) paths.set(folder, []);
     if (rest.length > 0) paths.get(folder).push(rest.join('/'));
   }
-  if (paths.size === 0) return [{ turboArgs, vitestArgs }];
+  if (paths.size === 0) {
+    // The whole run: the small suites first, alone on the machine for their few seconds (their tests wait on
+    // timers of milliseconds to seconds, which starve beside the two big suites' workers on 2 cores), then the
+    // server's and the contract tests side by side.
+    if (turboArgs.some((arg) => arg.startsWith('--filter') || arg === '-F')) return [{ turboArgs, vitestArgs }];
+    return [SMALL, BIG].map((names) => ({
+      turboArgs: [...turboArgs, ...names.map((name) => `--filter=${name}`)],
+      vitestArgs,
+    }));
+  }
   return [...paths].map(([folder, within]) => {
     const { name } = JSON.parse(readFileSync(path.join(root, folder, 'package.json'), 'utf8'));
     return { turboArgs: [...turboArgs, `--filter=${name}`], vitestArgs: [...within, ...vitestArgs] };
@@ -48,7 +61,8 @@ export function runsFor(args, cwd = process.cwd()) {
 let interrupted = false;
 
 function turbo({ turboArgs, vitestArgs }, env) {
-  const args = ['run', 'test', '--log-order=grouped', ...turboArgs];
+  // --continue: a failure in one workspace does not stop the others' suites (the exit code still says it).
+  const args = ['run', 'test', '--log-order=grouped', '--continue', ...turboArgs];
   if (vitestArgs.length > 0) args.push('--', ...vitestArgs);
   const child = spawn(path.join(root, 'node_modules/.bin/turbo'), args, { stdio: 'inherit', env });
   // Turbo stops its tasks on these; the embedded server (if any) is stopped by its own hooks.

@@ -10,8 +10,17 @@ import { runsFor } from '../../scripts/test.mjs';
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('npm test -- <arguments>', () => {
-  it('runs every workspace when given nothing, and passes turbo options through', () => {
-    expect(runsFor([], root)).toEqual([{ turboArgs: [], vitestArgs: [] }]);
+  it('runs every workspace when given nothing, the small suites first, and passes turbo options through', () => {
+    const small = ['--filter=@gateway/client', '--filter=@gateway/react', '--filter=@gateway/ledger'];
+    const big = ['--filter=@gateway/server', '--filter=@gateway/contract-tests'];
+    expect(runsFor([], root)).toEqual([
+      { turboArgs: small, vitestArgs: [] },
+      { turboArgs: big, vitestArgs: [] },
+    ]);
+    expect(runsFor(['--summarize'], root)).toEqual([
+      { turboArgs: ['--summarize', ...small], vitestArgs: [] },
+      { turboArgs: ['--summarize', ...big], vitestArgs: [] },
+    ]);
     expect(runsFor(['--filter=@gateway/client'], root)).toEqual([
       { turboArgs: ['--filter=@gateway/client'], vitestArgs: [] },
     ]);
