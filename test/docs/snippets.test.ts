@@ -21,7 +21,12 @@ import { type RunningGateway, startGateway } from '../src/gateway.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WORK = path.join(ROOT, 'test/.cache/doc-snippets');
-const DOCS = ['README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const DOCS = [
+  'README.md',
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 /** The blocks a reader may meet; only these three are snippets, and a block must say its kind. */
 const SNIPPET_KINDS = new Set(['ts', 'js', 'sh']);
 const OTHER_KINDS = new Set(['text', 'json', 'yaml', 'ini', 'nginx']);
@@ -35,7 +40,7 @@ const EXPECTED_NOT_RUN = [
   'README.md: npm ci && npm start    # the demo exchange on http://127.0.0.1:3000, embedded database in ./data',
   'README.md: npm run mock        # http://127.0.0.1:4010',
   'docs/applications.md: npm run build && (cd client && npm pack)     # in this repository: client/gateway-client-<version>.tgz',
-  "docs/changing-the-api.md: // domain/staking.ts",
+  'docs/changing-the-api.md: // domain/staking.ts',
   'docs/changing-the-api.md: cd server && npx vitest run test/store/stored-fields.test.ts test/store/stored-round-trip.test.ts',
   'docs/changing-the-api.md: curl -s localhost:3000/v1/apy/staking',
   "docs/changing-the-api.md: memo: { column: 'updated', served: { as: 'memo', value: (r) => r.memo ?? undefined } },",
@@ -47,7 +52,7 @@ const EXPECTED_NOT_RUN = [
   'docs/deployment.md: npx turbo run build --output-logs=errors-only',
   'docs/testing.md: npm test                                         # every workspace (turbo builds what they test first)',
   'docs/testing.md: CI=true npm test -- --summarize --continue -- --reporter=default --reporter=json --outputFile.json=.vitest-times.json',
-  'docs/frontend.md: npm run mock                 # http://127.0.0.1:4010, the spec\'s examples, CORS on',
+  "docs/frontend.md: npm run mock                 # http://127.0.0.1:4010, the spec's examples, CORS on",
   'docs/frontend.md: npm start           # the demo server on http://127.0.0.1:3000',
   'docs/frontend.md: npx @stoplight/prism-cli mock node_modules/@gateway/client/dist/openapi.json   # http://127.0.0.1:4010, CORS on',
   'docs/operations.md: bridge-events --ndjson | npx gateway movements import - --follow',
@@ -95,7 +100,8 @@ const slug = (heading: string) =>
     .replace(/ /g, '-');
 
 /** The pinned Node (it runs TypeScript files as they are), whichever Node runs the test. */
-const NODE = Number(process.versions.node.split('.')[0]) >= 23 ? process.execPath : path.join(ROOT, 'node_modules/.bin/node');
+const NODE =
+  Number(process.versions.node.split('.')[0]) >= 23 ? process.execPath : path.join(ROOT, 'node_modules/.bin/node');
 
 function withGateway(code: string, url: string): string {
   return code.replaceAll(/(localhost|127\.0\.0\.1):3000\b/g, url.replace('http://', ''));
@@ -212,7 +218,9 @@ describe('the docs’ snippets, against a running gateway', () => {
       const file = files.get(b) ?? '';
       const usage = b.kind === 'js' ? usageOf(b.code) : undefined;
       const args = usage?.args ?? [];
-      const extra = Object.fromEntries(Object.entries(usage?.env ?? {}).map(([k, v]) => [k, withGateway(v, gateway.url)]));
+      const extra = Object.fromEntries(
+        Object.entries(usage?.env ?? {}).map(([k, v]) => [k, withGateway(v, gateway.url)]),
+      );
       return b.kind === 'sh'
         ? { command: 'bash', args: ['-euo', 'pipefail', file], env, cwd: ROOT }
         : { command: NODE, args: [file, ...args], env: { ...env, ...extra }, cwd: WORK };
