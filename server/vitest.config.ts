@@ -14,7 +14,9 @@ export default defineConfig({
     globalSetup: ['../scripts/test-postgres.mjs', 'test/support/schema-reaper.ts'],
     // Every answer of every app the tests build is checked against the spec (test/support/answers.ts).
     setupFiles: ['test/support/answers-setup.ts'],
-    testTimeout: 30_000,
+    // A guard against a hung test, not a speed check: runtime.test.ts's ten `gateway migrate` processes took
+    // 29.8 s with the files one by one on 2 busy cores, and timed out at 30 s beside another file.
+    testTimeout: 60_000,
     hookTimeout: 60_000,
   },
 });
