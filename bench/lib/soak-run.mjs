@@ -50,6 +50,8 @@ const { values: options } = parseArgs({
     seed: { type: 'string', default: 'soak-v1' },
     out: { type: 'string' },
     'no-results': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+    concurrency: { type: 'string', default: '8' },
   },
 });
 const QUICK = options.quick;
@@ -79,8 +81,16 @@ const HOUSEKEEPING_TICKS = Math.max(1, Math.round(10 / FULL.refreshEveryMinutes)
 const REFRESHES_PER_SIGN_IN = (FULL.activeHours * 60) / FULL.refreshEveryMinutes / FULL.signInsPerUser;
 const USERS = Math.max(1, Math.round(FULL.users * SCALE));
 const MOVEMENTS_PER_DAY = Math.round(FULL.movements * MOVEMENT_SCALE);
-/** Refreshes run `CONCURRENCY` at a time (PostgreSQL's pool has 8 connections; SQLite has one writer anyway). */
-const CONCURRENCY = 8;
+/**
+ * Refreshes run `--concurrency` at a time (default 8, the pool's connections). PostgreSQL's bytes depend on
+ * it and on the machine's load: a refresh is a heap-only update only if its page has room for the new version,
+ * which it has once the page's earlier dead versions are pruned, and whether they can be depends on which
+ * transactions are running and which connection reads the page. The soak's tick refreshes its few dozen
+ * active sign-ins, which share 2 or 3 pages, in a burst, where the real day spreads 167 refreshes a second
+ * over some 170,000 pages. Measured (bench/soak.md): token bytes 10% apart between runs at 8 on a quiet and a
+ * busy machine, and 1 at a time (one connection) 11% above 8. SQLite's bytes do not depend on it.
+ */
+const CONCURRENCY = Number(options.concurrency);
 const PROBES = 30;
 
 const tmpDir = path.join(os.tmpdir(), `soak-${process.pid}`);
@@ -109,7 +119,10 @@ async function withStore(kind, label, work) {
     return await work(s);
   } finally {
     drops.delete(s.drop);
-    await s.drop();
+    if (options.keep) {
+      await s.store.close();
+      log(`[${kind}] kept for inspection: ${s.database ?? s.file}`);
+    } else await s.drop();
   }
 }
 
@@ -234,6 +247,8 @@ async function soak(kind) {
     const live = (table) => (table === 'token_families' ? tokenRows : table === 'movement_events' ? eventRows : 0);
     const days = [];
     let recent = [];
+    // What the migrated store holds before any row: pages that do not grow with the users (extrapolate).
+    const empty = await sizes(s);
     log(
       `[${kind}] ${DAYS} days of ${n(USERS)} users (1/${n(1 / SCALE)} of ${n(FULL.users)}): ${n(USERS * 2)} sign-ins, ` +
         `${n(USERS * 2 * REFRESHES_PER_SIGN_IN)} refreshes, ${n(MOVEMENTS_PER_DAY)} movements (1/${n(1 / MOVEMENT_SCALE)}) a day; refresh tokens ${TTL_DAYS} days, events ${RETENTION_HOURS} h`,
@@ -357,7 +372,7 @@ async function soak(kind) {
           ` | ${entry.seconds.toFixed(1)} s`,
       );
     }
-    return { days };
+    return { days, empty: { tokens: empty.tokens, events: empty.events } };
   });
 }
 
@@ -451,28 +466,57 @@ async function refreshRow(kind) {
 /* ------------------------------------------------------------------ extrapolation and report */
 
 /**
- * The full scale from the last day: every count of the day grows with the users, so the tables' rows and
- * bytes do too (bytes / scale). `peak`: before a run of the housekeeping (the most the tables hold: a day of
- * events and the 10 minutes since the last run), `after`: right after it.
+ * PostgreSQL's free space and visibility maps at full scale: about 2 and 0.25 bytes per 8 KB page of their
+ * relation (an FSM page covers some 4,000 pages, a VM page 32,672), where the soak's small tables have the
+ * forks' minimum of 3 + 1 pages.
  */
-function extrapolate(days, units) {
+const MAPS_SHARE = 0.0003;
+
+/**
+ * A group of tables at full scale: the pages an empty store already holds (`empty`: an index's metapage, the
+ * first page of a table or index) counted once, the rest ÷ `scale` (every count of the day grows with the
+ * users), and PostgreSQL's maps as the larger of what was measured and their share of the full-scale pages.
+ */
+function fullScaleBytes(part, empty, scale) {
+  const grown = Math.max(0, part.main - empty.main) / scale;
+  return empty.main + grown + Math.max(part.maps, MAPS_SHARE * grown);
+}
+
+/**
+ * The full scale from the last day (`fullScaleBytes`; `...Divided`: all bytes ÷ scale, as the soak reported
+ * them before 2026-11-28, the empty store's pages and the maps' minimum multiplied with the rest). `peak`:
+ * before a run of the housekeeping (the most the tables hold: a day of events and the 10 minutes since the
+ * last run), `after`: right after it.
+ */
+function extrapolate(days, units, empty) {
   const last = days[days.length - 1];
-  const peak = days.reduce(
+  const tokensAt = (d) => fullScaleBytes(d.tokens, empty.tokens, SCALE);
+  const eventsAt = (d) => fullScaleBytes(d.events, empty.events, MOVEMENT_SCALE);
+  const peak = days.reduce((max, d) => Math.max(max, tokensAt(d.before) + eventsAt(d.before)), 0);
+  const peakDivided = days.reduce(
     (max, d) => Math.max(max, d.before.tokens.bytes / SCALE + d.before.events.bytes / MOVEMENT_SCALE),
     0,
   );
   const perRow = (part) => part.bytes / Math.max(1, part.rows);
+  const signIns = last.tables.token_families.rows;
   return {
     users: FULL.users,
-    bytesPerStoredSignIn: last.after.tokens.bytes / Math.max(1, last.tables.token_families.rows),
+    bytesPerStoredSignIn: last.after.tokens.bytes / Math.max(1, signIns),
+    bytesPerStoredSignInAtFullScale: tokensAt(last.after) / Math.max(1, signIns / SCALE),
+    signInRelations: Object.fromEntries(
+      Object.entries(last.tables.token_families.relations).map(([name, bytes]) => [name, bytes / Math.max(1, signIns)]),
+    ),
     bytesPerStoredEvent: last.after.events.bytes / Math.max(1, last.tables.movement_events.rows),
     bytesPerStoredMovement: perRow(last.after.movements),
-    signInRows: last.tables.token_families.rows / SCALE,
+    signInRows: signIns / SCALE,
     eventRows: last.tables.movement_events.rows / MOVEMENT_SCALE,
-    tokensBytes: last.after.tokens.bytes / SCALE,
-    eventsBytes: last.after.events.bytes / MOVEMENT_SCALE,
-    tokensAndEventsBytes: last.after.tokens.bytes / SCALE + last.after.events.bytes / MOVEMENT_SCALE,
+    tokensBytes: tokensAt(last.after),
+    eventsBytes: eventsAt(last.after),
+    tokensAndEventsBytes: tokensAt(last.after) + eventsAt(last.after),
     tokensAndEventsPeakBytes: peak,
+    tokensBytesDivided: last.after.tokens.bytes / SCALE,
+    eventsBytesDivided: last.after.events.bytes / MOVEMENT_SCALE,
+    tokensAndEventsPeakBytesDivided: peakDivided,
     movementsBytesPerDay: units ? units.bytesPerMovement * FULL.movements : null,
     goalBytes: 2e9,
     goalMet: peak <= 2e9,
@@ -528,13 +572,19 @@ try {
     results.stores[kind] = entry;
     if (PHASES.has('units')) entry.units = await unitCosts(kind);
     if (PHASES.has('soak')) {
-      entry.days = (await soak(kind)).days;
+      const { days, empty } = await soak(kind);
+      entry.days = days;
+      entry.empty = empty;
       entry.flat = flatness(entry.days);
-      entry.fullScale = extrapolate(entry.days, entry.units);
+      entry.fullScale = extrapolate(entry.days, entry.units, empty);
       const f = entry.fullScale;
       log(
         `[${kind}] at ${n(FULL.users)} users: tokens ${mb(f.tokensBytes)} (${n(f.signInRows)} sign-ins), events ${mb(f.eventsBytes)} (${n(f.eventRows)}), ` +
           `${mb(f.tokensAndEventsPeakBytes)} at the peak before housekeeping: goal <= 2 GB ${f.goalMet ? 'met' : 'NOT met'}` +
+          ` (all bytes ÷ scale: tokens ${mb(f.tokensBytesDivided)}, peak ${mb(f.tokensAndEventsPeakBytesDivided)})` +
+          `; a sign-in ${n(f.bytesPerStoredSignInAtFullScale)} B (${Object.entries(f.signInRelations)
+            .map(([name, bytes]) => `${name} ${n(bytes)}`)
+            .join(', ')})` +
           (entry.flat
             ? `; flat from day ${entry.flat.fromDay}: token bytes within ${(entry.flat.tokenBytesSpread * 100).toFixed(1)}%, event bytes within ${(entry.flat.eventBytesSpread * 100).toFixed(1)}% over ${entry.flat.days} days`
             : ''),

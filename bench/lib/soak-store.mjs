@@ -244,15 +244,18 @@ export const query = async (store, text, parameters = []) =>
 /**
  * Rows and bytes of every table of TABLES (indexes, and on PostgreSQL TOAST and free space in its pages,
  * included): SQLite from `dbstat` (the pages of each table and of its indexes), PostgreSQL from
- * `pg_total_relation_size`. Also the whole database: SQLite's file, WAL and free pages; PostgreSQL's
- * `pg_database_size`.
+ * `pg_total_relation_size`. Each table's bytes are also split: `main`, the pages of its rows and index entries
+ * (SQLite: all of them; PostgreSQL: the main forks of the table, its TOAST and its indexes), and `maps`,
+ * PostgreSQL's free space and visibility maps (forks of at least 3 and 1 pages whatever the table's size,
+ * then about 2 bytes per 8 KB page); `relations` gives the main bytes of the table and of each index by name.
+ * Also the whole database: SQLite's file, WAL and free pages; PostgreSQL's `pg_database_size`.
  */
 export async function sizes(s) {
   const names = Object.values(TABLES).flat();
   const tables = {};
   for (const table of names) {
     const [{ n }] = await query(s.store, `select count(*) as n from ${table}`);
-    tables[table] = { rows: Number(n), bytes: 0 };
+    tables[table] = { rows: Number(n), bytes: 0, main: 0, maps: 0, relations: {} };
   }
   let database;
   if (s.kind === 'sqlite') {
@@ -264,7 +267,10 @@ export async function sizes(s) {
     );
     for (const { name, bytes } of await query(s.store, 'select name, sum(pgsize) as bytes from dbstat group by name')) {
       const table = owners.get(name) ?? name;
-      if (tables[table]) tables[table].bytes += Number(bytes);
+      if (!tables[table]) continue;
+      tables[table].bytes += Number(bytes);
+      tables[table].main += Number(bytes);
+      tables[table].relations[name] = Number(bytes);
     }
     const [{ page_size: pageSize }] = await query(s.store, 'pragma page_size');
     const [{ freelist_count: free }] = await query(s.store, 'pragma freelist_count');
@@ -288,12 +294,31 @@ export async function sizes(s) {
       tables[r.name].bytes = Number(r.bytes);
       tables[r.name].deadRows = Number(r.dead);
     }
+    // Each relation of the tables: the table, its TOAST table and their indexes.
+    const relations = await query(
+      s.store,
+      `select t.relname as "table", r.relname as name, pg_relation_size(r.oid, 'main') as main,
+              pg_relation_size(r.oid, 'fsm') + pg_relation_size(r.oid, 'vm') as maps
+         from pg_class t
+         join pg_class r on r.oid = t.oid or r.oid = t.reltoastrelid
+              or r.oid in (select indexrelid from pg_index where indrelid in (t.oid, t.reltoastrelid))
+        where t.relname = any($1) and t.relkind = 'r' and t.relnamespace = 'public'::regnamespace`,
+      [names],
+    );
+    for (const r of relations) {
+      const table = tables[r.table];
+      table.main += Number(r.main);
+      table.maps += Number(r.maps);
+      if (!r.name.startsWith('pg_toast')) table.relations[r.name] = Number(r.main);
+    }
     const [{ bytes }] = await query(s.store, 'select pg_database_size(current_database()) as bytes');
     database = { bytes: Number(bytes) };
   }
   const group = (list) => ({
     rows: list.reduce((sum, t) => sum + tables[t].rows, 0),
     bytes: list.reduce((sum, t) => sum + tables[t].bytes, 0),
+    main: list.reduce((sum, t) => sum + tables[t].main, 0),
+    maps: list.reduce((sum, t) => sum + tables[t].maps, 0),
   });
   return {
     tokens: group(TABLES.tokens),
