@@ -104,7 +104,8 @@ export async function fakeGateway(
         start(controller) {
           own = controller;
           streams.add(controller);
-          controller.enqueue(encoder.encode('retry: 50\n: open\n\n'));
+          // Half a second before a reconnection: long enough for a test to see `reconnecting` on a busy machine.
+          controller.enqueue(encoder.encode('retry: 500\n: open\n\n'));
         },
         cancel() {
           if (own) streams.delete(own);
