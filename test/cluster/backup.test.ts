@@ -131,7 +131,7 @@ describe('backup and restore of the embedded database', () => {
       headers: { authorization: `Bearer ${pair.access_token}` },
     });
     expect(page.status).toBe(200);
-  });
+  }, 90_000); // two gateways, a write load, a backup and a restore: over 30 s on a busy 2-core machine
 
   it('cuts the write-ahead log back while serving, after an import made it grow past its limit', async () => {
     const gateway = await startGateway();
