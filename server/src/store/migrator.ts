@@ -3,9 +3,10 @@
  * database a newer release migrated (`DatabaseAhead`) is left as it is and served on, one whose record fits
  * no order of releases (`MigrationMismatch`) is refused in a sentence of ours, not Kysely's.
  */
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { type MigrationProvider, Migrator } from 'kysely/migration';
 import { migrations } from './migrations.js';
+import { isPostgres } from './rows.js';
 import type { MigrationState } from './schema.js';
 
 class StaticProvider implements MigrationProvider {
@@ -48,10 +49,26 @@ export class MigrationMismatch extends Error {}
 const list = (names: string[]) =>
   names.length === 1 ? `migration ${names[0]} is` : `migrations ${names.join(', ')} are`;
 
+/**
+ * Whether Kysely's table exists, in `schema` (PostgreSQL) when given, else where the queries find it. Asked of
+ * that one name: Kysely's introspection reads every table and column of the database, and fails when another
+ * schema's tables are dropped or changed while it reads (tests side by side, an instance migrating).
+ */
+async function hasMigrationTable(db: Kysely<unknown>, schema?: string): Promise<boolean> {
+  if (isPostgres(db)) {
+    const name = schema ? `"${schema.replaceAll('"', '""')}".${MIGRATION_TABLE}` : MIGRATION_TABLE;
+    const { rows } = await sql<{ found: string | null }>`select to_regclass(${name})::text as found`.execute(db);
+    return rows[0]?.found != null;
+  }
+  const { rows } = await sql`select 1 from sqlite_master where type = 'table' and name = ${MIGRATION_TABLE}`.execute(
+    db,
+  );
+  return rows.length > 0;
+}
+
 /** The names in Kysely's table (none when it does not exist yet), in `schema` (PostgreSQL) when given. */
 async function executedNames(db: Kysely<unknown>, schema?: string): Promise<string[]> {
-  const tables = await db.introspection.getTables({ withInternalKyselyTables: true });
-  if (!tables.some((t) => t.name === MIGRATION_TABLE && (!schema || t.schema === schema))) return [];
+  if (!(await hasMigrationTable(db, schema))) return [];
   const record = db as Kysely<{ [MIGRATION_TABLE]: { name: string } }>;
   const rows = await (schema ? record.withSchema(schema) : record).selectFrom(MIGRATION_TABLE).select('name').execute();
   return rows.map((r) => r.name).sort();
