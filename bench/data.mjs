@@ -30,7 +30,8 @@ export const SIZES = {
 /** The seed phrase of the signed-in account (account 0 of the data set). */
 export const signedInSeedOf = (seed) => `${seed} signed-in account`;
 
-const MOVEMENT_COLUMNS = [
+/** A movement row's columns, in the order the data set's rows hold them. */
+export const MOVEMENT_COLUMNS = [
   'id',
   'account',
   'direction',

@@ -12,17 +12,6 @@
  * The gateway runs on the Node the project pins (the `node` devDependency): on another (the machine's
  * `node`), this script runs itself again on that one, so that every process of the run is on it.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, realpathSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { onPinnedNode } from './lib/pinned-node.mjs';
 
-const PINNED_NODE = fileURLToPath(new URL('../node_modules/.bin/node', import.meta.url));
-
-if (existsSync(PINNED_NODE) && realpathSync(PINNED_NODE) !== realpathSync(process.execPath)) {
-  const child = spawn(PINNED_NODE, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], { stdio: 'inherit' });
-  // ^C reaches both; the child cleans up (its services, PgBouncer, the database).
-  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
-  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
-} else {
-  await import('./lib/postgres-floor-run.mjs');
-}
+await onPinnedNode(import.meta.url, () => import('./lib/postgres-floor-run.mjs'));

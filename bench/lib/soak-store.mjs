@@ -13,7 +13,7 @@ import { addressFromPublicKey } from '@gateway/ledger';
 import bs58 from 'bs58';
 import { CompiledQuery } from 'kysely';
 import pg from 'pg';
-import { movementRows } from '../data.mjs';
+import { MOVEMENT_COLUMNS, movementRows } from '../data.mjs';
 import { ROOT } from './common.mjs';
 
 /* ------------------------------------------------------------------ the simulated clock */
@@ -142,22 +142,6 @@ export async function inParallel(items, concurrency, work) {
 }
 
 /* ------------------------------------------------------------------ movements */
-
-const MOVEMENT_COLUMNS = [
-  'id',
-  'account',
-  'direction',
-  'status',
-  'source_platform_id',
-  'destination_platform_id',
-  'currency_id',
-  'amount',
-  'fee',
-  'created_at',
-  'updated_at',
-  'recipient_address',
-  'transactions',
-];
 
 /**
  * New movements of `users` as the feed brings them (the benchmark data set's shapes: bench/data.mjs), created
