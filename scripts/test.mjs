@@ -60,10 +60,19 @@ export function runsFor(args, cwd = process.cwd()) {
 
 let interrupted = false;
 
-function turbo({ turboArgs, vitestArgs }, env) {
+/** turbo's arguments for a run. turbo refuses a flag given twice: `--continue` typed on the command line is not added again. */
+export function turboArgsOf({ turboArgs, vitestArgs }) {
   // --continue: a failure in one workspace does not stop the others' suites (the exit code still says it).
-  const args = ['run', 'test', '--log-order=grouped', '--continue', ...turboArgs];
+  const ours = ['--log-order=grouped', '--continue'].filter(
+    (flag) => !turboArgs.some((arg) => arg.split('=')[0] === flag.split('=')[0]),
+  );
+  const args = ['run', 'test', ...ours, ...turboArgs];
   if (vitestArgs.length > 0) args.push('--', ...vitestArgs);
+  return args;
+}
+
+function turbo(run, env) {
+  const args = turboArgsOf(run);
   const child = spawn(path.join(root, 'node_modules/.bin/turbo'), args, { stdio: 'inherit', env });
   // Turbo stops its tasks on these; the embedded server (if any) is stopped by its own hooks.
   const forward = (signal) => {

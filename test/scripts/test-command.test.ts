@@ -5,7 +5,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { runsFor } from '../../scripts/test.mjs';
+import { runsFor, turboArgsOf } from '../../scripts/test.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -43,6 +43,28 @@ describe('npm test -- <arguments>', () => {
     expect(runsFor(['client/test/policy.test.ts', 'react/test'], root)).toEqual([
       { turboArgs: ['--filter=@gateway/client'], vitestArgs: ['test/policy.test.ts'] },
       { turboArgs: ['--filter=@gateway/react'], vitestArgs: ['test'] },
+    ]);
+  });
+
+  it('gives turbo --continue once, whether or not it was typed (turbo refuses a flag given twice)', () => {
+    const [, big] = runsFor(['--summarize', '--continue', '--', '--reporter=json'], root);
+    expect(turboArgsOf(big)).toEqual([
+      'run',
+      'test',
+      '--log-order=grouped',
+      '--summarize',
+      '--continue',
+      '--filter=@gateway/server',
+      '--filter=@gateway/contract-tests',
+      '--',
+      '--reporter=json',
+    ]);
+    expect(turboArgsOf({ turboArgs: ['--filter=@gateway/client'], vitestArgs: [] })).toEqual([
+      'run',
+      'test',
+      '--log-order=grouped',
+      '--continue',
+      '--filter=@gateway/client',
     ]);
   });
 });
