@@ -124,14 +124,6 @@ const migratorOf = (db: Kysely<unknown>, schema?: string) =>
   new Migrator({ db, provider: new StaticProvider(), ...(schema ? { migrationTableSchema: schema } : {}) });
 
 /**
- * Kysely's migrator looks for its tables by reading the catalogue of every schema (its introspection); a table
- * of another schema dropped or changed while it reads fails that read (42703, 42P01: other stores migrating or
- * dropped beside this one). It fails before any migration runs (no results): tried again, it reads afresh.
- */
-const catalogueRace = (error: unknown) =>
-  ['42703', '42P01'].includes(String((error as { code?: unknown } | null)?.code ?? ''));
-
-/**
  * Applies every pending migration; safe to run from several instances at once (the migrator locks).
  * `schema` names the PostgreSQL schema the store lives in: the migrator looks for its own tables by name in
  * every schema, so without it a same-named table elsewhere would be taken for this store's. A database ahead
@@ -140,10 +132,9 @@ const catalogueRace = (error: unknown) =>
  */
 export async function migrateToLatest(db: Kysely<unknown>, schema?: string): Promise<string[]> {
   refuseUnfit(await migrationState(db, schema));
-  let { error, results } = await migratorOf(db, schema).migrateToLatest();
-  for (let attempt = 1; attempt < 5 && results === undefined && catalogueRace(error); attempt++) {
-    ({ error, results } = await migratorOf(db, schema).migrateToLatest());
-  }
+  // Kysely's migrator finds its tables through the store's introspection, which reads this schema's catalogue
+  // only (store/introspection.ts): other schemas coming and going meanwhile do not fail it.
+  const { error, results } = await migratorOf(db, schema).migrateToLatest();
   if (error) {
     // A newer release's instance may have migrated since the state was read: say what the database holds.
     refuseUnfit(await migrationState(db, schema));

@@ -6,8 +6,9 @@ import { mkdirSync } from 'node:fs';
 import { statfs } from 'node:fs/promises';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, SqliteDialect } from 'kysely';
 import pg from 'pg';
+import { StoreSchemaDialect } from './introspection.js';
 import { type Listening, listenPostgres } from './listener.js';
 import { migrateToLatest, migrationState } from './migrator.js';
 import { refreshDocuments } from './refresh-documents.js';
@@ -59,7 +60,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
     // that failure is what the request sees).
     pool.on('error', () => {});
     pool.on('connect', (client) => client.on('error', () => {}));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new StoreSchemaDialect({ pool }) });
     const unnamed = () => undefined;
     let statementName: (source: string) => string | undefined =
       options.poolMode === 'transaction' ? unnamed : statementNames();
