@@ -4,7 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import type { Services } from './context.js';
-import { verifyAccessToken } from './domain/access-token.js';
+import { callerOfAccessToken } from './domain/access-token.js';
 import type { Caller } from './domain/token-settings.js';
 
 declare module 'fastify' {
@@ -13,9 +13,10 @@ declare module 'fastify' {
   }
 }
 
+/** Synchronous (glue awaits what it returns, and catches what it throws): no promise of its own per request. */
 export function bearer(services: Pick<Services, 'tokens' | 'now'>) {
-  return async (request: FastifyRequest): Promise<void> => {
-    request.caller = await verifyAccessToken(
+  return (request: FastifyRequest): void => {
+    request.caller = callerOfAccessToken(
       request.headers.authorization,
       services.tokens,
       Math.floor(services.now() / 1000),

@@ -154,6 +154,8 @@ export function fastifyOptions(config: Config, instanceId: string, logStream?: L
       requireHostHeader: false,
     },
     // Behind TRUST_PROXY_HOPS load balancers, X-Forwarded-For gives the client's address to the limits.
-    trustProxy: (_address: string, hop: number) => hop < config.trustProxyHops,
+    // With none, no proxy is trusted: the address is the connection's, read without parsing the header at all
+    // (a function that trusts no hop gives the same address, host and protocol, at the cost of that parse).
+    trustProxy: config.trustProxyHops > 0 ? (_address: string, hop: number) => hop < config.trustProxyHops : false,
   };
 }

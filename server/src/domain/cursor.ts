@@ -4,9 +4,12 @@
  * filter it was issued for, and a changed or invented cursor is refused rather than misread.
  * @see ../../../spec/openapi.yaml (Pagination)
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
+import { hmacSha256 } from '../crypto/hmac.js';
 
 const MAC_BYTES = 16;
+/** Between the scope and the keys in what the MAC covers. */
+const SCOPE_END = Buffer.from([0]);
 export const MAX_CURSOR_LENGTH = 256;
 
 export type CursorKeys = readonly (string | number)[];
@@ -18,8 +21,9 @@ export interface CursorCodec {
 }
 
 export function createCursorCodec(secret: Uint8Array): CursorCodec {
+  const hmac = hmacSha256(secret);
   const mac = (scope: string, payload: Buffer) =>
-    createHmac('sha256', secret).update(scope).update('\0').update(payload).digest().subarray(0, MAC_BYTES);
+    hmac(Buffer.from(scope, 'utf8'), SCOPE_END, payload).subarray(0, MAC_BYTES);
   return {
     encode(scope, keys) {
       const payload = Buffer.from(JSON.stringify(keys), 'utf8');
