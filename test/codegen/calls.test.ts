@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { diagnosticsOf } from '../src/typecheck.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixture = fileURLToPath(new URL('./fixtures/calls.ts', import.meta.url));
@@ -37,7 +38,7 @@ function specCopy(name: string, edit: (doc: { paths: Record<string, unknown> }) 
 
 /** Type errors of the fixture compiled against the types in `generatedDir`. */
 function typeErrors(generatedDir: string): string[] {
-  const program = ts.createProgram([fixture], {
+  const diagnostics = diagnosticsOf([fixture], {
     strict: true,
     noEmit: true,
     skipLibCheck: true,
@@ -49,8 +50,7 @@ function typeErrors(generatedDir: string): string[] {
     baseUrl: root,
     paths: { '@gateway/generated': [path.join(generatedDir, 'src/index.ts')] },
   });
-  return ts
-    .getPreEmitDiagnostics(program)
+  return diagnostics
     .filter((d) => d.file?.fileName === fixture)
     .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 }

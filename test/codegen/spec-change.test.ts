@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { diagnosticsOf } from '../src/typecheck.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const fixtures = fileURLToPath(new URL('./fixtures', import.meta.url));
@@ -29,7 +30,7 @@ function generate(specDir: string, outDir: string): void {
 
 /** Type errors of `file` (and of the sources it reaches under `within`) compiled against `generatedDir`. */
 function typeErrors(file: string, generatedDir: string, within = file): string[] {
-  const program = ts.createProgram([file], {
+  const diagnostics = diagnosticsOf([file], {
     strict: true,
     noEmit: true,
     skipLibCheck: true,
@@ -41,8 +42,7 @@ function typeErrors(file: string, generatedDir: string, within = file): string[]
     baseUrl: root,
     paths: { '@gateway/generated': [path.join(generatedDir, 'src/index.ts')] },
   });
-  return ts
-    .getPreEmitDiagnostics(program)
+  return diagnostics
     .filter((d) => d.file?.fileName.startsWith(within))
     .map(
       (d) => `${path.relative(root, d.file?.fileName ?? '')}: ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`,

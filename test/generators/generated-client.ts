@@ -16,6 +16,7 @@ import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
 import { DEMO_SEED } from '../src/sign-in.js';
+import { diagnosticsOf } from '../src/typecheck.js';
 import type { GeneratedClientScenario } from './fixtures/scenario.js';
 
 const FIXTURES = fileURLToPath(new URL('./fixtures', import.meta.url));
@@ -55,7 +56,7 @@ function sources(folder: string): string[] {
 
 /** `tsc --strict --noEmit` over the scenario and the generated client, as a bundler-based app compiles them. */
 export function strictTypeErrors(folder: string): string[] {
-  const program = ts.createProgram(sources(folder), {
+  const diagnostics = diagnosticsOf(sources(folder), {
     strict: true,
     noEmit: true,
     target: ts.ScriptTarget.ES2022,
@@ -66,7 +67,7 @@ export function strictTypeErrors(folder: string): string[] {
     // The standard library's declarations (not the generated code, all .ts) go unchecked, as in most apps.
     skipLibCheck: true,
   });
-  return ts.getPreEmitDiagnostics(program).map((diagnostic) =>
+  return diagnostics.map((diagnostic) =>
     ts.formatDiagnostic(diagnostic, {
       getCanonicalFileName: (file) => file,
       getCurrentDirectory: () => folder,
