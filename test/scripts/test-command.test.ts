@@ -47,8 +47,9 @@ describe('npm test -- <arguments>', () => {
   });
 
   it('gives turbo --continue once, whether or not it was typed (turbo refuses a flag given twice)', () => {
-    const [, big] = runsFor(['--summarize', '--continue', '--', '--reporter=json'], root);
-    expect(turboArgsOf(big)).toEqual([
+    const big = runsFor(['--summarize', '--continue', '--', '--reporter=json'], root)[1];
+    expect(big).toBeDefined();
+    expect(turboArgsOf(big as NonNullable<typeof big>)).toEqual([
       'run',
       'test',
       '--log-order=grouped',
