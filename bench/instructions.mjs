@@ -6,7 +6,7 @@
  * threads), not the kernel's: two servers making the same system calls (one read and one write per request)
  * compare fairly; a system call's own cost does not show.
  *
- *   node bench/instructions.mjs [--only grant,cold,public] [--requests 3000] [--warmup 10000]
+ *   node bench/instructions.mjs [--only grant,cold,public,reads] [--requests 3000] [--warmup 10000]
  *                               [--paths /v1/platforms/ETH,/v1/deposit/currencies/USDT/ETH] [--baseline DIR]
  *
  * public (not by default: its counts are not trusted yet, see bench/README.md): each path from the gateway
@@ -17,6 +17,9 @@
  *   (lib/crypto-instructions.mjs), counted at two loop lengths so that the start-up cancels out.
  * cold: new accounts signing in (lib/sign-in-many.mjs, passwords of a fresh seed): a new key's conversion
  *   and subgroup check on top of the grant.
+ * reads: the signed-in movements page (limit 100) and one movement, from the gateway and from the floor of
+ *   bench/postgres-floor.mjs, both over canned documents instead of PostgreSQL (lib/canned-reads.mjs): the
+ *   gateway's own work around the SQL, which is what it spends over the floor there.
  * --baseline DIR: the same measurements of another checkout's build (its server/dist), beside this one's.
  *
  * Each server runs under `valgrind --tool=callgrind --instr-atstart=no`: the warm-up runs uninstrumented (the
@@ -209,6 +212,36 @@ async function publicReads() {
   }
 }
 
+/** The signed-in reads of bench/postgres-floor.mjs over canned documents: each build's gateway, and the floor. */
+async function signedInReads() {
+  const servers = [
+    ...builds.map((build) => ({
+      label: `gateway (${build.label})`,
+      args: ['gateway', path.join(build.root, 'server/dist')],
+    })),
+    { label: 'floor (bare fastify, the same SQL)', args: ['floor'] },
+  ];
+  for (const kind of ['page', 'single']) {
+    for (const { label, args } of servers) {
+      const port = await freePort();
+      const out = path.join(tmp, `canned-${port}.json`);
+      const [mode, dist] = args;
+      const script = [path.join(BENCH, 'lib/canned-reads.mjs'), mode, String(port), out, ...(dist ? [dist] : [])];
+      const server = await underCallgrind(`${label} ${kind}`, script, { port });
+      const { token, id } = JSON.parse(readFileSync(out, 'utf8'));
+      const url = `${server.url}${kind === 'page' ? '/v1/movements?limit=100' : `/v1/movements/${id}`}`;
+      const request = token ? { headers: { authorization: `Bearer ${token}` } } : {};
+      await load(url, warmup, request);
+      const total = await server.count(() => load(url, requests, request));
+      row(
+        kind === 'page' ? 'GET /v1/movements?limit=100 (canned)' : 'GET /v1/movements/{id} (canned)',
+        label,
+        total / requests,
+      );
+    }
+  }
+}
+
 /** A known account's password (a fixed seed), as the form body of its grant. */
 async function grantBody() {
   const out = await runNode(
@@ -291,6 +324,7 @@ try {
   }
   if (only.has('grant')) await grants();
   if (only.has('cold')) await coldGrants();
+  if (only.has('reads')) await signedInReads();
   const width = Math.max(...rows.map((r) => r.scenario.length));
   const serverWidth = Math.max(...rows.map((r) => r.server.length));
   console.log(`\n${'scenario'.padEnd(width)}  ${'server'.padEnd(serverWidth)}  instructions a request`);

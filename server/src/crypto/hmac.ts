@@ -1,8 +1,8 @@
 /**
  * HMAC-SHA-256 (RFC 2104) made of two one-shot `hash` calls over the key's padded blocks, prepared once per
  * key: the same bytes as `createHmac('sha256', key)`, without a native Hmac object (and its OpenSSL context)
- * made and collected for every message. That object cost a movements page about 20 µs of the gateway's CPU
- * of some 130, one in seven (bench/postgres-floor.md, "After …"); these two hashes about a third of it.
+ * made and collected for every message: that object was the largest single cost of a movements page in the
+ * gateway's own work, these two hashes about a third of it (bench/postgres-floor.md, "After c6eb121").
  * @see https://www.rfc-editor.org/rfc/rfc2104
  */
 import { createHmac, hash } from 'node:crypto';
