@@ -4,10 +4,12 @@
  * one (scripts/node-lines.mjs), on the builds `npm test` (or `npm run build`) made: the server started as
  * `npm start` starts it, a grant, a page, an import while serving, the CLI's exit codes and its driver
  * through idle collections (test/vitest.smoke.config.ts), then the client's and the React hooks' suites.
- * Each line's Node is installed from the npm registry on first use. .ci/run runs it beside `npm test`.
+ * Each line's Node is installed from the npm registry on first use. .ci/run runs it after `npm test`; the jobs
+ * run two at a time.
  * Exit code: 0 when every job passed on every line, 1 otherwise.
  */
 import { spawn } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -49,26 +51,37 @@ function runJob(node, job) {
 }
 
 let failed = 0;
-const rows = [];
+/** Every line's Node first (installed one after the other), then its jobs. */
+const runs = [];
 for (const { version } of lines) {
-  let node;
   try {
-    node = nodeBinary(version, (text) => console.log(`smoke: ${text}`));
+    const node = nodeBinary(version, (text) => console.log(`smoke: ${text}`));
+    for (const job of JOBS) runs.push({ version, node, job });
   } catch (error) {
     console.error(`smoke: Node ${version} could not be installed: ${error.message}`);
     failed++;
-    continue;
   }
-  for (const job of JOBS) {
+}
+// Two jobs at a time (one a core on larger machines): each is one vitest process whose tests mostly wait on
+// what they start, and they share nothing but the builds they read.
+const results = new Array(runs.length);
+let taken = 0;
+const worker = async () => {
+  while (taken < runs.length) {
+    const i = taken++;
+    const { version, job, node } = runs[i];
     const result = await runJob(node, job);
-    rows.push(
-      `  Node ${version.padEnd(8)}  ${job.name.padEnd(15)}  ${result.ok ? 'passed' : `FAILED (exit ${result.code})`}  ${result.seconds.toFixed(1).padStart(5)} s  ${result.tests}`,
-    );
+    results[i] = result;
     if (!result.ok) {
       failed++;
       console.error(`\nsmoke: ${job.name} failed on Node ${version}:\n${result.output}`);
     }
   }
-}
+};
+await Promise.all(Array.from({ length: Math.max(2, availableParallelism() - 1) }, worker));
+const rows = runs.map(({ version, job }, i) => {
+  const result = results[i];
+  return `  Node ${version.padEnd(8)}  ${job.name.padEnd(15)}  ${result.ok ? 'passed' : `FAILED (exit ${result.code})`}  ${result.seconds.toFixed(1).padStart(5)} s  ${result.tests}`;
+});
 console.log(`smoke runs on the other supported Node lines:\n${rows.join('\n')}`);
 process.exit(failed === 0 ? 0 : 1);
