@@ -1,10 +1,8 @@
 /** The commands about the database itself: `gateway migrate`, `gateway status` and `gateway catalogue load`. */
 import { existsSync } from 'node:fs';
 import { loadConfig } from '../config.js';
-import { loadCatalogueFile } from '../operator/commands.js';
 import { readStatus, statusLines, unansweredStatus } from '../operator/status.js';
 import { isPostgresUrl, type Store, sqlitePath } from '../store/store.js';
-import { readingFile } from './failures.js';
 import { EXIT } from './usage.js';
 import { commandRetry, readable, withStore } from './with-store.js';
 
@@ -32,6 +30,11 @@ export async function statusCommand(json: boolean): Promise<number> {
 
 export async function catalogueLoadCommand(file: string): Promise<number> {
   readable(file);
+  // The catalogue's parser and checks (YAML, the record schemas) only for this command.
+  const [{ loadCatalogueFile }, { readingFile }] = await Promise.all([
+    import('../operator/commands.js'),
+    import('./failures.js'),
+  ]);
   await readingFile(file, () => withStore(loadConfig(), (store) => loadCatalogueFile(store, file)));
   console.log(`catalogue loaded from ${file}`);
   return EXIT.done;

@@ -6,13 +6,7 @@
  * loaded by ../cli.ts once the Node line is known to be supported.
  */
 import { parseArgs } from 'node:util';
-import { backupCommand, restoreCommand } from './backup.js';
 import { COMMANDS, find } from './commands.js';
-import { catalogueLoadCommand, migrateCommand, statusCommand } from './database.js';
-import { explain } from './failures.js';
-import { importCommand } from './imports.js';
-import { pruneCommand } from './prune.js';
-import { serveCommand } from './serve.js';
 import { commandHelp, EXIT, generalHelp, optionProblem, UsageError, usageOf } from './usage.js';
 
 /** Runs the command `argv` names: its exit code, or -1 for one that runs until stopped (serve). */
@@ -62,25 +56,27 @@ async function main(argv: string[]): Promise<number> {
     );
   }
   const [argument = ''] = rest;
+  // Each command's module is loaded when it runs, so a command loads only what it uses (help nothing of the
+  // server, status no catalogue parser, ...).
   switch (command.name) {
     case 'serve':
-      await serveCommand(values.demo === true);
+      await (await import('./serve.js')).serveCommand(values.demo === true);
       return -1;
     case 'migrate':
-      return migrateCommand();
+      return (await import('./database.js')).migrateCommand();
     case 'status':
-      return statusCommand(values.json === true);
+      return (await import('./database.js')).statusCommand(values.json === true);
     case 'catalogue load':
-      return catalogueLoadCommand(argument);
+      return (await import('./database.js')).catalogueLoadCommand(argument);
     case 'prune':
-      return pruneCommand(values['dry-run'] === true);
+      return (await import('./prune.js')).pruneCommand(values['dry-run'] === true);
     case 'backup':
-      return backupCommand(argument);
+      return (await import('./backup.js')).backupCommand(argument);
     case 'restore':
-      return restoreCommand(argument);
+      return (await import('./backup.js')).restoreCommand(argument);
     case 'movements import':
     case 'trades import':
-      return importCommand(
+      return (await import('./imports.js')).importCommand(
         command.name === 'movements import' ? 'movements' : 'trades',
         argument,
         values as Record<string, string | boolean | undefined>,
@@ -95,7 +91,9 @@ main(process.argv.slice(2)).then(
   (code) => {
     if (code >= 0) process.exit(code);
   },
-  (error: unknown) => {
+  async (error: unknown) => {
+    // What the failures are made of is loaded only for a failure.
+    const { explain } = await import('./failures.js');
     const { message, code } = explain(error);
     console.error(message);
     if (process.env.LOG_LEVEL === 'debug' && error instanceof Error) console.error(error.stack);
