@@ -5,6 +5,7 @@
  */
 
 import type { Server } from 'node:http';
+import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyError, FastifyHttpOptions, FastifyReply, FastifyRequest } from 'fastify';
 import { LogController } from 'fastify';
 import type { Config } from './config.js';
@@ -86,9 +87,30 @@ function clientErrorAnswer(code: string | undefined, headersTimeoutMs: number): 
   }
 }
 
+/** Fastify's own serializer factory (fast-json-stringify), as Fastify builds it when given none. */
+const serializers = SerializerSelector();
+
+/**
+ * Fastify's serializers, each compiled when an answer first needs it instead of all at start: a route's
+ * answer schemas (every status of every operation) took about a third of building the app, and most are
+ * never used by an instance's life (the answers of the lists and documents are written as JSON already, not
+ * serialized). The first answer of each kind pays its compilation (a millisecond or so); the bytes are the same.
+ */
+export const lazySerializers: typeof serializers = (externalSchemas, options) => {
+  const compile = serializers(externalSchemas, options);
+  return (route) => {
+    let serialize: ((doc: unknown) => string) | undefined;
+    return (doc) => {
+      serialize ??= compile(route);
+      return serialize(doc);
+    };
+  };
+};
+
 export function fastifyOptions(config: Config, instanceId: string, logStream?: LogStream): FastifyHttpOptions<Server> {
   return {
     bodyLimit: BODY_LIMIT,
+    schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
     // The spec's own schema keyword (read by the error handler, not a validation rule).
     ajv: { customOptions: { keywords: ['x-unknown-tag-error'] } },
     logger: {
