@@ -15,8 +15,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { passwordFor, signerFromSeed } from '@gateway/client';
+import { signerFromSeed } from '@gateway/client';
 import { askHolder, heldMemoryReport, measureHeld } from './lib/held-memory.mjs';
+import { injectedAccessToken } from './lib/inject-grant.mjs';
 
 const here = fileURLToPath(import.meta.url);
 
@@ -78,19 +79,7 @@ async function measure() {
   const app = await buildApp(config);
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   const signer = signerFromSeed('streams memory measurement, not for real funds');
-  const token = await app.inject({
-    method: 'POST',
-    url: '/v1/oauth2/token',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({
-      grant_type: 'password',
-      scope: 'general',
-      client_id: 'waves.exchange',
-      username: signer.publicKey,
-      password: await passwordFor(signer, 'W', 'waves.exchange', Math.floor(Date.now() / 1000) + 3600),
-    }).toString(),
-  });
-  const { access_token: accessToken } = token.json();
+  const accessToken = await injectedAccessToken(app, signer, 3600);
 
   const holder = fork(here, ['--holder'], { stdio: 'inherit' });
   const url = `${base}/v1/events`;

@@ -62,7 +62,7 @@ for (const { version } of lines) {
     failed++;
   }
 }
-// Two jobs at a time (one a core on larger machines): each is one vitest process whose tests mostly wait on
+// Two jobs at a time (one fewer than the cores on larger machines): each is one vitest process whose tests mostly wait on
 // what they start, and they share nothing but the builds they read.
 const results = new Array(runs.length);
 let taken = 0;

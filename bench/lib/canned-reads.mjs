@@ -15,9 +15,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { passwordFor, signerFromSeed } from '@gateway/client';
+import { signerFromSeed } from '@gateway/client';
 import Fastify from 'fastify';
 import { ROOT } from './common.mjs';
+import { injectedAccessToken } from './inject-grant.mjs';
 
 const [mode, port, out, distArg] = process.argv.slice(2);
 const dist = pathToFileURL(path.resolve(distArg ?? path.join(ROOT, 'server/dist'))).href;
@@ -80,21 +81,7 @@ if (mode === 'floor') {
     false,
   );
   app = await buildApp(config, { store });
-  const expiry = Math.floor(Date.now() / 1000) + 86_400;
-  const grant = await app.inject({
-    method: 'POST',
-    url: '/v1/oauth2/token',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    payload: new URLSearchParams({
-      grant_type: 'password',
-      scope: 'general',
-      client_id: 'waves.exchange',
-      username: signer.publicKey,
-      password: await passwordFor(signer, 'W', 'waves.exchange', expiry),
-    }).toString(),
-  });
-  token = grant.json().access_token;
-  if (!token) throw new Error(`sign-in failed: ${grant.body}`);
+  token = await injectedAccessToken(app, signer, 86_400);
   // The database, answered from memory: a page's query (it has a limit) gets every document, one movement's
   // the first. The gateway's handlers, cursor and byte bound run on them as on PostgreSQL's rows.
   store.firstColumn = async (query) => {

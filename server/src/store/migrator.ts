@@ -50,9 +50,8 @@ const list = (names: string[]) =>
   names.length === 1 ? `migration ${names[0]} is` : `migrations ${names.join(', ')} are`;
 
 /**
- * Whether Kysely's table exists, in `schema` (PostgreSQL) when given, else where the queries find it. Asked of
- * that one name: Kysely's introspection reads every table and column of the database, and fails when another
- * schema's tables are dropped or changed while it reads (tests side by side, an instance migrating).
+ * Whether Kysely's table exists, in `schema` (PostgreSQL) when given, else where the queries find it: one
+ * name asked of the catalogue, not a listing of the schema's tables and columns.
  */
 async function hasMigrationTable(db: Kysely<unknown>, schema?: string): Promise<boolean> {
   if (isPostgres(db)) {
@@ -125,8 +124,8 @@ const migratorOf = (db: Kysely<unknown>, schema?: string) =>
 
 /**
  * Applies every pending migration; safe to run from several instances at once (the migrator locks).
- * `schema` names the PostgreSQL schema the store lives in: the migrator looks for its own tables by name in
- * every schema, so without it a same-named table elsewhere would be taken for this store's. A database ahead
+ * `schema` names the PostgreSQL schema the store lives in, where the migrator keeps its own tables (the
+ * store's introspection, store/introspection.ts, sees only the current schema's tables). A database ahead
  * of this release throws `DatabaseAhead`, one whose record does not fit it `MigrationMismatch`, before
  * anything is applied.
  */
