@@ -9,7 +9,8 @@
 //                                                 vitest given the path within it; several paths may be given
 //   npm test -- --filter=@gateway/server -- -t 'refresh'   after a second `--`: vitest's own options
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { findOrStartPostgres } from './test-postgres.mjs';
@@ -96,7 +97,10 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     console.error(error.message);
     process.exit(1);
   }
-  const env = { ...process.env, TEST_DATABASE_URL: postgres.url };
+  // Each workspace's failures, a line each (scripts/vitest-failures.mjs), printed after all the output.
+  const failuresDir = mkdtempSync(path.join(tmpdir(), 'gateway-test-'));
+  const failuresFile = path.join(failuresDir, 'failures.txt');
+  const env = { ...process.env, TEST_DATABASE_URL: postgres.url, TEST_FAILURES_FILE: failuresFile };
   let code = 0;
   // Paths are resolved from where `npm test` was typed (npm runs the script from the root).
   for (const run of runsFor(process.argv.slice(2), process.env.INIT_CWD ?? process.cwd())) {
@@ -104,5 +108,12 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     if (interrupted) break;
   }
   await postgres.stop();
+  const failures = existsSync(failuresFile) ? readFileSync(failuresFile, 'utf8').trim().split('\n') : [];
+  rmSync(failuresDir, { recursive: true, force: true });
+  if (failures.length > 0) {
+    console.error(
+      `\n${failures.length} failed (each workspace's output above has the details):\n${failures.map((line) => `  ${line}`).join('\n')}`,
+    );
+  }
   process.exit(code);
 }

@@ -1,8 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import FailuresFile from '../scripts/vitest-failures.mjs';
 
 export default defineConfig({
   test: {
+    // Vitest's own report, and the failures' lines that `npm test` prints last (scripts/vitest-failures.mjs).
+    reporters: ['default', new FailuresFile()],
     include: ['test/**/*.test.ts'],
     // Two test files at a time at least: vitest's default is one fewer than the cores, so on 2 cores the files ran
     // one by one, though most of their time is spent waiting on what they start (servers, Prism, PostgreSQL,

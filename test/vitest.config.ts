@@ -1,8 +1,11 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import FailuresFile from '../scripts/vitest-failures.mjs';
 
 export default defineConfig({
   test: {
+    // Vitest's own report, and the failures' lines that `npm test` prints last (scripts/vitest-failures.mjs).
+    reporters: ['default', new FailuresFile()],
     include: [
       'contract/**/*.test.ts',
       'codegen/**/*.test.ts',

@@ -13,6 +13,7 @@ import { execFile } from 'node:child_process';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { passwordFor, signerFromSeed } from '@gateway/client';
@@ -32,19 +33,21 @@ const form = (fields: Record<string, string>) => ({
   body: new URLSearchParams(fields).toString(),
 });
 
-async function grant(url: string, seed: string, nonce = 0) {
+/** The token request's fields for the account of `seed` and `nonce`, its password signed. */
+async function passwordGrant(seed: string, nonce = 0) {
   const signer = signerFromSeed(seed, { nonce });
   const password = await passwordFor(signer, 'W', 'waves.exchange', Math.floor(Date.now() / 1000) + 600);
-  return fetch(
-    `${url}/v1/oauth2/token`,
-    form({
-      grant_type: 'password',
-      scope: 'general',
-      username: signer.publicKey,
-      password,
-      client_id: 'waves.exchange',
-    }),
-  );
+  return {
+    grant_type: 'password',
+    scope: 'general',
+    username: signer.publicKey,
+    password,
+    client_id: 'waves.exchange',
+  };
+}
+
+async function grant(url: string, seed: string, nonce = 0) {
+  return fetch(`${url}/v1/oauth2/token`, form(await passwordGrant(seed, nonce)));
 }
 
 async function signIn(url: string) {
@@ -107,8 +110,15 @@ describe.skipIf(!inject('pgbouncer'))('two instances behind PgBouncer in transac
 
   it('grants 300 new accounts at once across both instances, all 200', async () => {
     const seed = `pooler ${randomUUID()}`;
+    // The 300 signatures first, then a turn of the event loop, then the 300 requests at once. Signing them
+    // inside the burst kept this process's loop busy for seconds on a loaded machine (300 signatures, each
+    // made before any request went out), long enough for the instances to close connections the pages
+    // above had left idle (Node's 5 s keep-alive) while fetch, not yet told, sent a POST on one: "other side
+    // closed" (a POST is not retried). The turn lets fetch see those closes and its own keep-alive timers.
+    const fields = await Promise.all(Array.from({ length: 300 }, (_, i) => passwordGrant(seed, i)));
+    await sleep(50);
     const answers = await Promise.all(
-      Array.from({ length: 300 }, (_, i) => grant(i % 2 ? a.url : b.url, seed, i).then((r) => r.status)),
+      fields.map((body, i) => fetch(`${i % 2 ? a.url : b.url}/v1/oauth2/token`, form(body)).then((r) => r.status)),
     );
     expect(answers.filter((s) => s !== 200)).toEqual([]);
   }, 120_000);
