@@ -20,8 +20,9 @@ export default defineConfig({
     // The PostgreSQL the tests run on, found or started (TEST_DATABASE_URL); the schemas the tests make there,
     // dropped at the end of the run (test/support/schema-reaper.ts).
     globalSetup: ['../scripts/test-postgres.mjs', 'test/support/schema-reaper.ts'],
-    // Every answer of every app the tests build is checked against the spec (test/support/answers.ts).
-    setupFiles: ['test/support/answers-setup.ts'],
+    // Every answer of every app the tests build is checked against the spec (test/support/answers.ts); the
+    // apps share glue's compiled meta-schema (test/support/shared-validators.ts).
+    setupFiles: ['test/support/answers-setup.ts', 'test/support/shared-validators.ts'],
     // A guard against a hung test, not a speed check: runtime.test.ts's ten `gateway migrate` processes took
     // 29.8 s with the files one by one on 2 busy cores, and timed out at 30 s beside another file.
     testTimeout: 60_000,

@@ -2,10 +2,12 @@
  * Configuration: one validated schema, read from the environment (and a `.env` file when present).
  * The defaults make the embedded mode work with no setup. `.env.example` documents every key.
  */
-import envSchema from 'env-schema';
+import { existsSync } from 'node:fs';
+import dotenv from 'dotenv';
+import { readSetting, type Setting } from './lib/settings.js';
 
 /**
- * Every key of the configuration, once: its check and default (JSON Schema, as env-schema reads it) and
+ * Every key of the configuration, once: its check and default (JSON Schema's words, read by `readSetting`) and
  * its meaning. The environment names a key in CONSTANT_CASE (`databasePoolSize` is DATABASE_POOL_SIZE); a
  * key with a `separator` is a list.
  */
@@ -156,7 +158,7 @@ const settings = {
    * pino-pretty), or `auto` (default): pretty when standard output is a terminal, JSON otherwise.
    */
   logFormat: { type: 'string', enum: ['auto', 'json', 'pretty'], default: 'auto' },
-} as const;
+} as const satisfies Record<string, Setting>;
 
 /** The value a setting gives: a list when it has a separator, one of its enum, a number or text. */
 type SettingValue<S> = S extends { separator: string }
@@ -179,19 +181,27 @@ export const configEnvNames: readonly string[] = Object.keys(settings).map(envNa
 
 export class ConfigError extends Error {}
 
-/** Reads and validates the configuration; throws ConfigError naming the bad keys. */
+/**
+ * Reads and checks the configuration from `env` (the process's environment, after a `.env` file of the working
+ * folder when `dotenv` is set: it sets only what the environment does not); throws ConfigError naming every bad
+ * key (never its value: some are secrets). A key that is not set takes its default.
+ */
 export function loadConfig(env: Record<string, string | undefined> = process.env, dotenv = true): Config {
-  const schema = {
-    type: 'object',
-    properties: Object.fromEntries(Object.entries(settings).map(([key, setting]) => [envName(key), setting])),
-  };
-  let raw: Record<string, unknown>;
-  try {
-    raw = envSchema<Record<string, unknown>>({ schema, data: env, dotenv: dotenv ? { quiet: true } : false });
-  } catch (error) {
-    throw new ConfigError(`invalid configuration: ${(error as Error).message}`);
+  if (dotenv && existsSync('.env')) loadDotenv(env);
+  const config: Record<string, unknown> = {};
+  const problems: string[] = [];
+  for (const [key, setting] of Object.entries(settings) as [ConfigKey, Setting][]) {
+    const read = readSetting(envName(key), setting, env[envName(key)]);
+    if ('problem' in read) problems.push(read.problem);
+    else config[key] = read.value;
   }
-  return Object.fromEntries((Object.keys(settings) as ConfigKey[]).map((key) => [key, raw[envName(key)]])) as Config;
+  if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
+  return config as Config;
+}
+
+/** A `.env` file's keys into `env`, where `env` does not set them (dotenv's rules of quoting and lines). */
+function loadDotenv(env: Record<string, string | undefined>): void {
+  dotenv.config({ quiet: true, processEnv: env as Record<string, string> });
 }
 
 /**
