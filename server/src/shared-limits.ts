@@ -4,7 +4,8 @@
  * counts on this instance alone while it is lost (plugins/rate-limit.ts); one log line says it is lost and
  * one that it is back, however many requests and reconnection attempts come in between.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { redisDriver } from './lib/drivers.js';
 
 export type SharedLimitsState = 'ok' | 'lost';
 
@@ -36,7 +37,7 @@ const COMMAND_TIMEOUT_MS = 1000;
 const PROBE_INTERVAL_MS = 2000;
 
 export function createSharedLimits(url: string, log: { warn(message: string): void }) {
-  const redis = new Redis(url, {
+  const redis = new (redisDriver().Redis)(url, {
     connectTimeout: CONNECT_TIMEOUT_MS,
     commandTimeout: COMMAND_TIMEOUT_MS,
     maxRetriesPerRequest: 0,

@@ -12,7 +12,8 @@
  * A run that fails is one log line and a count (`gateway_housekeeping_failures_total`), and a run not done for
  * three intervals shows as `gateway_housekeeping_last_run_timestamp_seconds` falling behind.
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { postgresDriver } from '../lib/drivers.js';
 import type { HousekeepingTask } from '../store/housekeeping.js';
 import type { Store } from '../store/store.js';
 
@@ -102,7 +103,7 @@ export function startHousekeeper(store: Pick<Store, 'db' | 'dialect'>, options: 
   /** PostgreSQL: tries to take the lock on a connection of its own; true when held. */
   const elect = async (): Promise<boolean> => {
     if (holding || closed || options.lockUrl === undefined || store.dialect !== 'postgres') return holding;
-    const client = new pg.Client({
+    const client = new (postgresDriver().Client)({
       connectionString: options.lockUrl,
       connectionTimeoutMillis: 5000,
       ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),

@@ -4,7 +4,8 @@
  * its channel, whichever process wrote; channels are per database, so a topic's channel is named after the
  * schema too (`<topic>_<schema>`, as the triggers that announce name it).
  */
-import pg from 'pg';
+import type pg from 'pg';
+import { postgresDriver } from '../lib/drivers.js';
 
 export interface Listening {
   /** Settles when listening first started (and `connected` ran), or first failed: the caller may go on. */
@@ -61,7 +62,7 @@ export function listenPostgres(
   };
 
   async function connect() {
-    const current = new pg.Client(connection);
+    const current = new (postgresDriver().Client)(connection);
     client = current;
     // A lost connection ends the client; listening starts over on a new one.
     current.on('error', () => {});

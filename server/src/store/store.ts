@@ -7,7 +7,8 @@ import { statfs } from 'node:fs/promises';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { postgresDriver } from '../lib/drivers.js';
 import { StoreSchemaDialect } from './introspection.js';
 import { type Listening, listenPostgres } from './listener.js';
 import { migrateToLatest, migrationState } from './migrator.js';
@@ -47,7 +48,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
   if (isPostgresUrl(url)) {
     if (options.schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(options.schema))
       throw new Error('bad schema name');
-    const pool = new pg.Pool({
+    const pool = new (postgresDriver().Pool)({
       connectionString: url,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5000,
