@@ -7,7 +7,6 @@ import { statfs } from 'node:fs/promises';
 import path from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import { Kysely, SqliteDialect } from 'kysely';
-import type pg from 'pg';
 import { postgresDriver } from '../lib/drivers.js';
 import { StoreSchemaDialect } from './introspection.js';
 import { type Listening, listenPostgres } from './listener.js';
@@ -73,7 +72,7 @@ export function openStore(url: string, options: StoreOptions = {}): Store {
         const run = (name: string | undefined) =>
           pool.query({ text: query.sql, values: query.parameters as unknown[], rowMode: 'array', name });
         const name = statementName(query.sql);
-        let result: pg.QueryResult;
+        let result: import('pg').QueryResult;
         try {
           result = await run(name);
         } catch (error) {
