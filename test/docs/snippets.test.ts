@@ -75,7 +75,7 @@ function blocksOf(doc: string): Block[] {
     const indent = open[1]?.length ?? 0;
     const body: string[] = [];
     let j = i + 1;
-    while (j < lines.length && !/^ *```\s*$/.test(lines[j] ?? '')) body.push((lines[j] ?? '').slice(indent)), j++;
+    for (; j < lines.length && !/^ *```\s*$/.test(lines[j] ?? ''); j++) body.push((lines[j] ?? '').slice(indent));
     blocks.push({ doc, line: i + 1, kind: open[2] ?? '', code: `${body.join('\n')}\n` });
     i = j;
   }
