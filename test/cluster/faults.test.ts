@@ -318,7 +318,16 @@ describe('PostgreSQL going away during a feed import', () => {
             else accepted += line.length;
           });
           // Blocked until the CLI reads on; a CLI that exits instead fails the writes (EPIPE), and ends this.
-          if (!more) await new Promise((r) => child.stdin.once('drain', r).once('close', r));
+          // Whichever comes first takes both listeners off (a `close` listener left per blocked write piled up).
+          if (!more) {
+            await new Promise<void>((resolve) => {
+              const go = () => {
+                child.stdin.off('drain', go).off('close', go);
+                resolve();
+              };
+              child.stdin.once('drain', go).once('close', go);
+            });
+          }
           if (child.stdin.destroyed) return;
         }
       };
