@@ -3,7 +3,7 @@
  * The defaults make the embedded mode work with no setup. `.env.example` documents every key.
  */
 import { existsSync } from 'node:fs';
-import dotenv from 'dotenv';
+import dotenvFile from 'dotenv';
 import { readSetting, type Setting } from './lib/settings.js';
 
 /**
@@ -187,7 +187,8 @@ export class ConfigError extends Error {}
  * key (never its value: some are secrets). A key that is not set takes its default.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env, dotenv = true): Config {
-  if (dotenv && existsSync('.env')) loadDotenv(env);
+  // dotenv's rules of quoting and lines; it sets only what `env` does not.
+  if (dotenv && existsSync('.env')) dotenvFile.config({ quiet: true, processEnv: env as Record<string, string> });
   const config: Record<string, unknown> = {};
   const problems: string[] = [];
   for (const [key, setting] of Object.entries(settings) as [ConfigKey, Setting][]) {
@@ -197,11 +198,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (problems.length > 0) throw new ConfigError(`invalid configuration: ${problems.join('; ')}`);
   return config as Config;
-}
-
-/** A `.env` file's keys into `env`, where `env` does not set them (dotenv's rules of quoting and lines). */
-function loadDotenv(env: Record<string, string | undefined>): void {
-  dotenv.config({ quiet: true, processEnv: env as Record<string, string> });
 }
 
 /**
