@@ -155,14 +155,17 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await docs(app, specification);
   errorHandling(app, services);
 
+  const securityChecks = { bearer: bearer(services) };
   await app.register(openapiGlue, {
     specification,
     operationResolver: routeResolver({
       handlers: options.handlers ?? defaultHandlers,
+      specification,
+      securityChecks,
       publicContext: Object.freeze({ ...services, caller: null, client: null }),
       rateLimit: config.tokenRateLimit,
     }),
-    securityHandlers: { bearer: bearer(services) },
+    securityHandlers: securityChecks,
   });
 
   return app;

@@ -108,6 +108,8 @@ export const lazySerializers: typeof serializers = (externalSchemas, options) =>
 };
 
 export function fastifyOptions(config: Config, instanceId: string, logStream?: LogStream): FastifyHttpOptions<Server> {
+  // The level is the configuration's for the process's life: whether request lines are written is known now.
+  const perRequestLogger = logsRequests(config.logLevel);
   return {
     bodyLimit: BODY_LIMIT,
     schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
@@ -128,8 +130,7 @@ export function fastifyOptions(config: Config, instanceId: string, logStream?: L
     logController: new LogController({ disableRequestLogging: true }),
     // A per-request child logger (with the request id) only when request lines are logged at all; error
     // lines name the request id themselves.
-    childLoggerFactory: (logger, bindings, options) =>
-      logsRequests(logger.level) ? logger.child(bindings, options) : logger,
+    childLoggerFactory: (logger, bindings, options) => (perRequestLogger ? logger.child(bindings, options) : logger),
     // Long enough for every path parameter the spec allows (Fastify's default, 100, is not).
     routerOptions: { maxParamLength: 256 },
     // URLs the router cannot read (bad percent-encoding, a path parameter longer than any the spec allows)

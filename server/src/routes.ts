@@ -15,6 +15,7 @@ import { addressKey } from './lib/connection-caps.js';
 import { JsonText } from './lib/json-text.js';
 import { ownCopy } from './lib/own-copy.js';
 import { bodyContentTypes, bodyOf } from './plugins/negotiation.js';
+import { ownSecurityCheck, type SecurityCheck, type SecurityRequirement } from './route-security.js';
 
 type AnyHandler = (
   request: { params: unknown; query: unknown; body: unknown; headers: FastifyRequest['headers'] },
@@ -106,6 +107,20 @@ function compactHeader(response: { _header?: unknown }): void {
   }
 }
 
+/** From this many UTF-16 units on, a JSON answer is written as bytes (`answerBytes`). */
+const ANSWER_AS_BYTES_FROM = 16 * 1024;
+
+/**
+ * A large answer (a list page: 100 movements are about 50 KB) encoded to UTF-8 once: as a string, its bytes
+ * were counted twice (the owed-bytes bound of plugins/overload.ts and Fastify's Content-Length), and Node
+ * copied it once more to put the header before it, then encoded it as it wrote. A Buffer's length is known,
+ * and Node writes the header and the bytes as they are. A small answer stays a string (one write, no Buffer
+ * to make).
+ */
+function answerBytes(json: string): string | Buffer {
+  return json.length >= ANSWER_AS_BYTES_FROM ? Buffer.from(json, 'utf8') : json;
+}
+
 function noStore(_request: FastifyRequest, reply: FastifyReply, done: () => void): void {
   reply.header('cache-control', 'no-store');
   done();
@@ -147,6 +162,10 @@ function onRequestHooks(hooks: (OnRequest | null)[]): OnRequest[] | undefined {
 
 export interface RouteSettings {
   handlers: HandlerMap<Context>;
+  /** The spec: each operation's security requirements. */
+  specification: { paths?: unknown; security?: readonly SecurityRequirement[] };
+  /** The checks of the spec's security schemes, by name (also given to glue). */
+  securityChecks: Readonly<Record<string, SecurityCheck>>;
   /** The context of public operations (shared); a signed-in call gets its own, with its caller. */
   publicContext: Context;
   /** Requests a minute per client address on rate-limited operations. */
@@ -157,13 +176,18 @@ export interface RouteSettings {
  * glue's `operationResolver`: glue spreads what it returns over the route it builds; method and url are
  * given exactly as glue makes them (`{param}` becomes `:param`), its schema is kept.
  */
-export function routeResolver({ handlers, publicContext, rateLimit }: RouteSettings) {
+export function routeResolver({ handlers, specification, securityChecks, publicContext, rateLimit }: RouteSettings) {
+  const paths = (specification.paths ?? {}) as Record<string, Record<string, { security?: SecurityRequirement[] }>>;
   return (operationId: string, method: string, openapiPath: string): RouteOptions => {
     // The compiler already requires every handler; this refuses to start if one is missing all the same.
     const handler = (handlers as unknown as Record<string, AnyHandler | undefined>)[operationId];
     if (typeof handler !== 'function') throw new Error(`no handler for operation ${operationId} of the spec`);
     const id = operationId as OperationId;
     const meta: OperationMeta = operationMeta[id];
+    const security = ownSecurityCheck(
+      paths[openapiPath]?.[method.toLowerCase()]?.security ?? specification.security,
+      securityChecks,
+    );
     return {
       method: method.toUpperCase() as RouteOptions['method'],
       url: openapiPath.replace(/{(\w+)}/g, ':$1'),
@@ -180,7 +204,8 @@ export function routeResolver({ handlers, publicContext, rateLimit }: RouteSetti
           ? deprecatedParametersCounter(id, meta.deprecatedParameters, publicContext.metrics)
           : null,
       ]),
-      // No preHandler here: glue's route preHandler is the security check, and it must not be replaced.
+      // Glue's route preHandler is the security check: replaced only by the same check, made directly.
+      ...(security ? { preHandler: security } : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         if (meta.numericParameters.length > 0) assertFinite(request, meta.numericParameters);
         const caller = request.caller;
@@ -202,7 +227,7 @@ export function routeResolver({ handlers, publicContext, rateLimit }: RouteSetti
         }
         // Stored JSON text goes out as it is.
         if (result.body instanceof JsonText) {
-          return reply.code(result.status).type('application/json; charset=utf-8').send(result.body.json);
+          return reply.code(result.status).type('application/json; charset=utf-8').send(answerBytes(result.body.json));
         }
         // Objects through the response schema's serializer; a stream (text/event-stream) is piped as it is
         // written, and the client's going away destroys it.

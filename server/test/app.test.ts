@@ -5,6 +5,7 @@ import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { handlers } from '../src/handlers/index.js';
 import { movementsPageQuery } from '../src/store/movements.js';
+import type { Statement } from '../src/store/schema.js';
 import { openStore } from '../src/store/store.js';
 import { tradesPageQuery } from '../src/store/trades.js';
 import { createTestStore, DATABASES, type TestStore } from './support/databases.js';
@@ -28,7 +29,7 @@ describe.each(DATABASES)('list queries on %s are keyset scans over an index', (k
   afterAll(() => t.close());
 
   // The queries the list handlers run (built by the store), and the catalogue's platforms page.
-  const queries: Record<string, (db: TestStore['store']['db']) => CompiledQuery> = {
+  const queries: Record<string, (db: TestStore['store']['db']) => Statement> = {
     movements: (db) => movementsPageQuery(db, { account: 'A', limit: 100, after: ['2021-06-01T00:00:00.000Z', 'x'] }),
     tradesDesc: (db) =>
       tradesPageQuery(db, {
@@ -122,6 +123,9 @@ describe('security on every protected operation', () => {
       expect(Object.keys(paths).sort()).toEqual(protectedIds);
       for (const url of Object.values(paths)) {
         expect((await app.inject({ url, headers: { authorization: 'Bearer forged.token.x' } })).statusCode).toBe(401);
+        const anonymous = await app.inject({ url });
+        expect(anonymous.statusCode).toBe(401);
+        expect(anonymous.json().errors[0].code).toBe(10000);
       }
       expect(seen).toEqual([]);
     } finally {

@@ -81,9 +81,25 @@ export function connectionLimits(
 
 /**
  * The key a client address is counted under: an IPv4 address (also when written IPv4-mapped, `::ffff:…`),
- * or an IPv6 address's /64 network, which one host or one home is given whole.
+ * or an IPv6 address's /64 network, which one host or one home is given whole. Every signed-in request asks
+ * (its limits are per address), mostly for the few addresses it saw last: the keys of the latest addresses are
+ * kept, at most ADDRESS_KEYS_KEPT of them (all let go at once when full: an attacker's many addresses cost
+ * memory no longer than that), instead of testing the address's patterns on every request.
  */
 export function addressKey(address: string): string {
+  let key = addressKeys.get(address);
+  if (key === undefined) {
+    if (addressKeys.size >= ADDRESS_KEYS_KEPT) addressKeys.clear();
+    key = keyOfAddress(address);
+    addressKeys.set(address, key);
+  }
+  return key;
+}
+
+const ADDRESS_KEYS_KEPT = 4096;
+const addressKeys = new Map<string, string>();
+
+function keyOfAddress(address: string): string {
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
   if (mapped) return mapped;
   if (isIPv4(address) || !isIPv6(address)) return address;

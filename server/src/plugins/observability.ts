@@ -24,6 +24,8 @@ export function returnRequestIds(app: FastifyInstance): void {
 }
 
 export function observability(app: FastifyInstance, metrics: Metrics): void {
+  // The level is set at start (a logger's level getter, read on every request, cost more than the line's test).
+  const logging = logsRequests(app.log.level);
   // A callback hook, not an async one: no promise and no microtask per request.
   app.addHook('onResponse', (request, reply, done) => {
     // A bounded label: the operationId, or the route matched, or `unmatched` (never a raw path). Read once:
@@ -31,7 +33,7 @@ export function observability(app: FastifyInstance, metrics: Metrics): void {
     const route = request.routeOptions;
     const operation = route.config.operationId ?? route.url ?? UNMATCHED;
     metrics.observeRequest(operation, reply.statusCode, reply.elapsedTime / 1000);
-    if (logsRequests(request.log.level)) {
+    if (logging) {
       // The request id comes with the request's child logger.
       request.log.info(
         {
@@ -53,7 +55,7 @@ export function observability(app: FastifyInstance, metrics: Metrics): void {
   // info, without a stack, whatever their number (a slow-body attack writes thousands). Only when request
   // lines are logged at all (the level is set at start): with the hook, Fastify listens for every request's
   // `close`, a listener and a closure per request (bench/hook-costs.mjs).
-  if (!logsRequests(app.log.level)) return;
+  if (!logging) return;
   app.addHook('onRequestAbort', (request, done) => {
     const route = request.routeOptions;
     const operation = route.config.operationId ?? route.url ?? UNMATCHED;

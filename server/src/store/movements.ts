@@ -1,5 +1,5 @@
 /** Movements: an account's keyset pages, one movement by id, and the feed's upsert. */
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { withMovementDocument } from './documents.js';
 import { recordMovementEvents } from './events.js';
 import {
@@ -14,7 +14,7 @@ import {
   type PageSource,
 } from './pages.js';
 import { withRows } from './rows.js';
-import type { Database, MovementRecord } from './schema.js';
+import type { Database, MovementRecord, Statement } from './schema.js';
 import { MOVEMENT } from './stored-records.js';
 
 export interface MovementQuery extends PageSize {
@@ -23,7 +23,7 @@ export interface MovementQuery extends PageSize {
 }
 
 /** The query of a movements page: the documents of an account's movements, newest first. */
-export function movementsPageQuery(db: Kysely<Database>, q: Omit<MovementQuery, 'maxBytes'>): CompiledQuery {
+export function movementsPageQuery(db: Kysely<Database>, q: Omit<MovementQuery, 'maxBytes'>): Statement {
   const parameters = q.after === null ? [q.account, q.limit + 1] : [q.account, ...q.after, q.limit + 1];
   return compiledOnce(db, q.after === null ? 'movements' : 'movements after', parameters, () => {
     let query = db.selectFrom('movements').select('document').where('account', '=', q.account);

@@ -6,6 +6,12 @@ import type { MovementRecord, TradeRecord } from './stored-records.js';
 /** The spec's enumerations, so that a value removed from the spec is a compile error wherever it is used. */
 export type Direction = components['schemas']['MovementDirection'];
 
+/** A statement's text and values, what `firstColumn` runs: a CompiledQuery, or a plain object (pages.ts). */
+export interface Statement {
+  readonly sql: string;
+  readonly parameters: readonly unknown[];
+}
+
 export interface PlatformTable {
   id: string;
   name: string;
@@ -209,10 +215,10 @@ export interface Store {
   /** The migrations applied to this store, pending, or applied by a newer release (nothing is applied). */
   migrationState(): Promise<MigrationState>;
   /**
-   * The first column of every row of a compiled query, without building an object per row: the hot list
+   * The first column of every row of a statement (a compiled query's text and values), without building an object per row: the hot list
    * pages read their documents this way (a driver's per-row and per-value cost is most of a page's time).
    */
-  firstColumn(query: CompiledQuery): Promise<unknown[]>;
+  firstColumn(query: Statement): Promise<unknown[]>;
   /**
    * Runs `statements` (writes without RETURNING) in order in one transaction and commits only if every one of
    * them changed at least one row; otherwise nothing is kept and the answer is false (a failure rolls back and

@@ -1,5 +1,5 @@
 /** Trades: an address's keyset pages for a pair, and the feed's upsert. */
-import type { CompiledQuery, Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import { withTradeDocument } from './documents.js';
 import {
   compiledOnce,
@@ -14,7 +14,7 @@ import {
   type SortOrder,
 } from './pages.js';
 import { withRows } from './rows.js';
-import type { Database, TradeRecord } from './schema.js';
+import type { Database, Statement, TradeRecord } from './schema.js';
 import { TRADE } from './stored-records.js';
 
 export interface TradeQuery extends PageSize {
@@ -28,7 +28,7 @@ export interface TradeQuery extends PageSize {
 }
 
 /** The query of a trades page: the documents of an address's trades for a pair, by (timestamp, id). */
-export function tradesPageQuery(db: Kysely<Database>, q: Omit<TradeQuery, 'maxBytes'>): CompiledQuery {
+export function tradesPageQuery(db: Kysely<Database>, q: Omit<TradeQuery, 'maxBytes'>): Statement {
   const parameters = [
     q.address,
     q.amountCurrencyId,

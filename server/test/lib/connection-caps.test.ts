@@ -71,6 +71,14 @@ describe('the key of a client address', () => {
     expect(addressKey(address)).toBe(key);
   });
 
+  it('is the same asked again, and past the bound of the keys kept (thousands of other addresses in between)', () => {
+    expect(addressKey('2001:db8:85a3:12:8a2e:370:7334:1')).toBe('2001:db8:85a3:12::/64');
+    for (let i = 0; i < 10_000; i++) addressKey(`2001:db8:${i.toString(16)}::${i.toString(16)}`);
+    expect(addressKey(`2001:db8:${(9_999).toString(16)}::1`)).toBe('2001:db8:270f:0::/64');
+    expect(addressKey('2001:db8:85a3:12:8a2e:370:7334:1')).toBe('2001:db8:85a3:12::/64');
+    expect(addressKey('::ffff:192.0.2.10')).toBe('192.0.2.10');
+  });
+
   it('a host with a whole /64 counts as one address', () => {
     const slots = new ConnectionSlots({ perAddress: 2, perInstance: 100 });
     expect('key' in slots.admit('2001:db8:1:2::a')).toBe(true);
