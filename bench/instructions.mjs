@@ -8,6 +8,7 @@
  *
  *   node bench/instructions.mjs [--only grant,cold,public,reads] [--requests 3000] [--warmup 10000]
  *                               [--paths /v1/platforms/ETH,/v1/deposit/currencies/USDT/ETH] [--baseline DIR]
+ *                               [--functions N]
  *
  * public (not by default: its counts are not trusted yet, see bench/README.md): each path from the gateway
  *   and from the bare Fastify route serving the same answer (lib/bare.mjs), and from the bare route adding
@@ -19,8 +20,12 @@
  *   and subgroup check on top of the grant.
  * reads: the signed-in movements page (limit 100) and one movement, from the gateway and from the floor of
  *   bench/postgres-floor.mjs, both over canned documents instead of PostgreSQL (lib/canned-reads.mjs): the
- *   gateway's own work around the SQL, which is what it spends over the floor there.
+ *   gateway's own work around the SQL, which is what it spends over the floor there; and the floor writing the
+ *   headers every signed-in answer carries (request id, security headers, no-store): their share of it.
  * --baseline DIR: the same measurements of another checkout's build (its server/dist), beside this one's.
+ * --functions N (reads): where the instructions go, by function (lib/callgrind-functions.mjs: the servers run
+ *   with `--perf-basic-prof`, whose map names the JIT code callgrind knows by address): the N functions where
+ *   the gateway, and the floor writing the gateway's headers, spend the most over the floor.
  *
  * Each server runs under `valgrind --tool=callgrind --instr-atstart=no`: the warm-up runs uninstrumented (the
  * JIT has compiled the hot code when counting starts), then `callgrind_control -i on`, the counted requests,

@@ -6,7 +6,11 @@
  * query answers canned documents one microtask later. The documents are the movements of the build's demo
  * exchange, newest first, repeated to fill a page of 100 and one more.
  *
- *   node bench/lib/canned-reads.mjs gateway|floor PORT OUT.json [SERVER_DIST]
+ *   node bench/lib/canned-reads.mjs gateway|floor|floor-headers PORT OUT.json [SERVER_DIST]
+ *
+ * floor-headers: the floor writing the headers every signed-in answer of the gateway carries besides (its
+ * request id, the security headers, `Cache-Control: no-store`), the gateway's own values, in one hook: what
+ * they alone cost, out of what the gateway spends over the floor.
  *
  * OUT.json gets `{ token, id }`: the gateway's access token for the demo account (null for the floor), the
  * id of the movement `GET /v1/movements/{id}` asks for. SERVER_DIST: the build's server/dist (this checkout's by default).
@@ -47,7 +51,7 @@ const later = () => Promise.resolve();
 
 let app;
 let token = null;
-if (mode === 'floor') {
+if (mode === 'floor' || mode === 'floor-headers') {
   // lib/pg-floor.mjs's two routes, the query answered from memory.
   const rows = async (single) => {
     await later();
@@ -55,6 +59,17 @@ if (mode === 'floor') {
   };
   const pageInfo = JSON.stringify({ has_next_page: true, last_cursor: 'x'.repeat(110) });
   app = Fastify({ logger: false });
+  if (mode === 'floor-headers') {
+    const { API_HEADERS } = await import(`${dist}/plugins/security-headers.js`);
+    let count = 0;
+    app.addHook('onRequest', (_request, reply, done) => {
+      count += 1;
+      reply.header('x-request-id', `0123abcd-${count.toString(36)}`);
+      reply.headers(API_HEADERS);
+      reply.header('cache-control', 'no-store');
+      done();
+    });
+  }
   app.get('/v1/movements', async (_request, reply) => {
     const page = (await rows(false)).rows.slice(0, PAGE).map((row) => row[0]);
     reply.type(JSON_TYPE);

@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { excessLines, instructionsByFunction } from './callgrind-functions.mjs';
 import { BENCH, freePort, ROOT, runNode } from './common.mjs';
 
 const { values: options } = parseArgs({
@@ -14,6 +15,7 @@ const { values: options } = parseArgs({
     warmup: { type: 'string', default: '10000' },
     paths: { type: 'string', default: '/v1/platforms/ETH,/v1/deposit/currencies/USDT/ETH' },
     baseline: { type: 'string' },
+    functions: { type: 'string' },
   },
 });
 try {
@@ -51,8 +53,14 @@ const env = (dir) => ({
   OTEL_SDK_DISABLED: 'true',
 });
 
-/** Starts `args` (a Node script and its arguments) under callgrind, instrumentation off; resolves when `port` answers. */
-async function underCallgrind(name, args, { port, cwd = ROOT, extraEnv = {} }) {
+/** Rows of the by-function tables (`--functions N`, reads only); none without it. */
+const functionRows = options.functions ? Number(options.functions) : 0;
+
+/**
+ * Starts `args` (a Node script and its arguments) under callgrind, instrumentation off; resolves when `port`
+ * answers. `byFunction`: Node writes its perf map too, so that `count` can tell where the instructions went.
+ */
+async function underCallgrind(name, args, { port, cwd = ROOT, extraEnv = {}, byFunction = false }) {
   const out = path.join(tmp, `callgrind.${name.replace(/\W+/g, '-')}.out`);
   const child = spawn(
     'valgrind',
@@ -62,6 +70,7 @@ async function underCallgrind(name, args, { port, cwd = ROOT, extraEnv = {} }) {
       '--instr-atstart=no',
       `--callgrind-out-file=${out}`,
       process.execPath,
+      ...(byFunction ? ['--perf-basic-prof'] : []),
       ...args,
     ],
     // HOST names vgdb's files for callgrind_control (the gateway reads it too): the same for both.
@@ -89,8 +98,10 @@ async function underCallgrind(name, args, { port, cwd = ROOT, extraEnv = {} }) {
     });
   return {
     url: `http://127.0.0.1:${port}`,
-    /** Instructions counted while `work` runs. */
-    async count(work) {
+    /** By function (instructions a request), after a `count` of a server started `byFunction`. */
+    functions: null,
+    /** Instructions counted while `work` runs (`requests`: how many it sends, for `functions`). */
+    async count(work, requests = 1) {
       control('--instr=on');
       await work();
       control('--instr=off');
@@ -100,6 +111,14 @@ async function underCallgrind(name, args, { port, cwd = ROOT, extraEnv = {} }) {
       for (let waited = 0; !dumped() && waited < 60_000; waited += 200) await new Promise((r) => setTimeout(r, 200));
       child.kill('SIGKILL');
       await new Promise((r) => child.once('exit', r));
+      const dumps = readdirSync(tmp)
+        .filter((f) => f.startsWith(path.basename(out)))
+        .map((f) => path.join(tmp, f));
+      if (byFunction) {
+        const map = `/tmp/perf-${child.pid}.map`;
+        this.functions = instructionsByFunction(dumps, map, requests);
+        rmSync(map, { force: true });
+      }
       let total = 0;
       for (const file of readdirSync(tmp).filter((f) => f.startsWith(path.basename(out)))) {
         const text = readFileSync(path.join(tmp, file), 'utf8');
@@ -145,6 +164,8 @@ async function gateway(build, name) {
 }
 
 const rows = [];
+/** By request kind and server: instructions a request by function (`--functions`). */
+const byFunction = {};
 const row = (scenario, server, perRequest, note = '') => {
   rows.push({ scenario, server, perRequest, note });
   log(
@@ -192,23 +213,44 @@ async function signedInReads() {
       args: ['gateway', path.join(build.root, 'server/dist')],
     })),
     { label: 'floor (bare fastify, the same SQL)', args: ['floor'] },
+    { label: 'floor + the gateway’s headers', args: ['floor-headers'] },
   ];
   for (const kind of ['page', 'single']) {
+    const functions = new Map();
     for (const { label, args } of servers) {
       const port = await freePort();
       const out = path.join(tmp, `canned-${port}.json`);
       const [mode, dist] = args;
       const script = [path.join(BENCH, 'lib/canned-reads.mjs'), mode, String(port), out, ...(dist ? [dist] : [])];
-      const server = await underCallgrind(`${label} ${kind}`, script, { port });
+      const server = await underCallgrind(`${label} ${kind}`, script, { port, byFunction: functionRows > 0 });
       const { token, id } = JSON.parse(readFileSync(out, 'utf8'));
       const url = `${server.url}${kind === 'page' ? '/v1/movements?limit=100' : `/v1/movements/${id}`}`;
       const request = token ? { headers: { authorization: `Bearer ${token}` } } : {};
       await load(url, warmup, request);
-      const total = await server.count(() => load(url, requests, request));
+      const total = await server.count(() => load(url, requests, request), requests);
+      if (server.functions) functions.set(args[0] === 'gateway' ? label : args[0], server.functions);
       row(
         kind === 'page' ? 'GET /v1/movements?limit=100 (canned)' : 'GET /v1/movements/{id} (canned)',
         label,
         total / requests,
+      );
+    }
+    if (functionRows > 0) {
+      const floor = functions.get('floor');
+      const gatewayLabel = servers[0].label;
+      const scenario = kind === 'page' ? 'GET /v1/movements?limit=100 (canned)' : 'GET /v1/movements/{id} (canned)';
+      for (const [label, table] of [
+        [gatewayLabel, functions.get(gatewayLabel)],
+        ['floor + the gateway’s headers', functions.get('floor-headers')],
+      ]) {
+        log(`\n  ${scenario}: where ${label} spends more than the floor (instructions a request: over, it, floor)`);
+        for (const line of excessLines(table, floor, functionRows)) log(`  ${line}`);
+      }
+      byFunction[kind] = Object.fromEntries(
+        [...functions].map(([label, table]) => [
+          label,
+          Object.fromEntries([...table].sort((a, b) => b[1] - a[1]).map(([name, n]) => [name, Math.round(n)])),
+        ]),
       );
     }
   }
@@ -310,7 +352,7 @@ try {
     'results',
     `${new Date().toISOString().replace(/[:.]/g, '-').slice(0, 19)}-instructions.json`,
   );
-  writeFileSync(file, `${JSON.stringify({ requests, warmup, node: process.version, rows }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ requests, warmup, node: process.version, rows, byFunction }, null, 2)}\n`);
   console.log(`results: ${path.relative(ROOT, file)}`);
 } finally {
   rmSync(tmp, { recursive: true, force: true });
