@@ -27,4 +27,21 @@ describe.each(DATABASES)('movements on %s', (kind) => {
     expect([notMine.statusCode, missing.statusCode]).toEqual([404, 404]);
     expect(notMine.body).toBe(missing.body);
   });
+
+  it('writes a large page as the same bytes, its length given, and HEAD gives the same headers without them', async () => {
+    const page = await get('/v1/movements?limit=100', f.mine);
+    // Large enough for the page to be written as bytes (routes.ts, answerBytes: from 16 K UTF-16 units).
+    expect(page.body.length).toBeGreaterThanOrEqual(16 * 1024);
+    expect(page.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(page.headers['content-length'])).toBe(page.rawPayload.length);
+    const head = await f.t.app.inject({
+      method: 'HEAD',
+      url: '/v1/movements?limit=100',
+      headers: { authorization: f.mine },
+    });
+    expect(head.statusCode).toBe(200);
+    expect(head.headers['content-length']).toBe(page.headers['content-length']);
+    expect(head.headers['content-type']).toBe(page.headers['content-type']);
+    expect(head.rawPayload.length).toBe(0);
+  });
 });
