@@ -41,7 +41,7 @@ describe('a signing key rotated through a rolling deploy of two instances', () =
     // The load balancer's pool: the instances that are up, by slot.
     const slots: (RunningGateway | null)[] = [await start(oldKey.private, []), await start(oldKey.private, [])];
     const tokens: string[] = [];
-    const outcomes: { status: number; phase: string }[] = [];
+    const outcomes: { status: number; phase: string; body?: string }[] = [];
     let phase = 'before';
     // Any instance that is up, at random: with many clients, round-robin is as good as random for each one.
     const next = () => {
@@ -59,8 +59,9 @@ describe('a signing key rotated through a rolling deploy of two instances', () =
         const response = await fetch(`${next().url}/v1/movements?limit=1`, {
           headers: { authorization: `Bearer ${token}` },
         });
-        await response.arrayBuffer();
-        outcomes.push({ status: response.status, phase });
+        const body = Buffer.from(await response.arrayBuffer()).toString('utf8');
+        // A refusal says why in its error body: kept, so that a failure here names it.
+        outcomes.push({ status: response.status, phase, ...(response.ok ? {} : { body: body.slice(0, 300) }) });
       }
     };
     let running = true;
