@@ -43,25 +43,33 @@ describe('a signing key rotated through a rolling deploy of two instances', () =
     const tokens: string[] = [];
     const outcomes: { status: number; phase: string; body?: string }[] = [];
     let phase = 'before';
-    // Any instance that is up, at random: with many clients, round-robin is as good as random for each one.
-    const next = () => {
+    // The requests each instance was given and has not answered: a load balancer drains an instance it took out
+    // of its pool before the instance is stopped (a request sent after SIGTERM is refused 503, rightly).
+    const inFlight = new Map<RunningGateway, number>();
+    // Any instance that is up, at random (with many clients, round-robin is as good as random for each one),
+    // given one request: `send` is called with its URL.
+    const via = async (send: (url: string) => Promise<Response>) => {
       const up = slots.filter((s): s is RunningGateway => s !== null);
-      return up[Math.floor(Math.random() * up.length)] as RunningGateway;
+      const instance = up[Math.floor(Math.random() * up.length)] as RunningGateway;
+      inFlight.set(instance, (inFlight.get(instance) ?? 0) + 1);
+      try {
+        const response = await send(instance.url);
+        const body = Buffer.from(await response.arrayBuffer()).toString('utf8');
+        // A refusal says why in its error body: kept, so that a failure here names it.
+        outcomes.push({ status: response.status, phase, ...(response.ok ? {} : { body: body.slice(0, 300) }) });
+        return response.ok ? body : null;
+      } finally {
+        inFlight.set(instance, (inFlight.get(instance) ?? 1) - 1);
+      }
     };
     const signIn = async () => {
-      const { response } = await passwordGrant(next().url, { expiresIn: 3600 });
-      outcomes.push({ status: response.status, phase });
-      if (response.ok) tokens.push(((await response.json()) as { access_token: string }).access_token);
+      const body = await via(async (url) => (await passwordGrant(url, { expiresIn: 3600 })).response);
+      if (body !== null) tokens.push((JSON.parse(body) as { access_token: string }).access_token);
     };
     // Every token issued so far, old and new, used on the next instance in turn.
     const useAll = async () => {
       for (const token of tokens.slice(-20)) {
-        const response = await fetch(`${next().url}/v1/movements?limit=1`, {
-          headers: { authorization: `Bearer ${token}` },
-        });
-        const body = Buffer.from(await response.arrayBuffer()).toString('utf8');
-        // A refusal says why in its error body: kept, so that a failure here names it.
-        outcomes.push({ status: response.status, phase, ...(response.ok ? {} : { body: body.slice(0, 300) }) });
+        await via((url) => fetch(`${url}/v1/movements?limit=1`, { headers: { authorization: `Bearer ${token}` } }));
       }
     };
     let running = true;
@@ -78,6 +86,7 @@ describe('a signing key rotated through a rolling deploy of two instances', () =
     const roll = async (slot: number, signing: string, accepted: string[]) => {
       const old = slots[slot] as RunningGateway;
       slots[slot] = null;
+      while ((inFlight.get(old) ?? 0) > 0) await new Promise((r) => setTimeout(r, 5));
       await old.stop();
       slots[slot] = await start(signing, accepted);
       // A deploy moves on once the new instance has served a while: the old and new settings serve side by side.
