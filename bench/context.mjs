@@ -25,6 +25,9 @@ export const { values: options } = parseArgs({
     'wait-idle': { type: 'string', default: '0' },
     // The server runs as `npm start` runs it (see docs/deployment.md: the heap cap keeps RSS bounded).
     'server-node-args': { type: 'string', default: '--max-old-space-size=160 --max-semi-space-size=16' },
+    // postgres-floor.mjs: more direct gateways beside the others, each run with one of these Node flag sets
+    // (`|` between sets), to compare heap settings side by side in one run.
+    'also-node-args': { type: 'string' },
     seed: { type: 'string', default: 'exchange-gateway-bench-v1' },
     rounds: { type: 'string' },
     'round-seconds': { type: 'string' },

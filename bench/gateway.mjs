@@ -89,7 +89,12 @@ export async function prepareDatabase(store, env, withData, build = THIS_BUILD) 
  * Starts the gateway of a build on a free port (the PORT env must be set before spawn); only this
  * checkout's gateway is profiled.
  */
-export async function launchGateway(store, env, build = THIS_BUILD) {
+export async function launchGateway(
+  store,
+  env,
+  build = THIS_BUILD,
+  nodeArgs = options['server-node-args'].split(' ').filter(Boolean),
+) {
   const port = await freePort();
   const profileDir = options.profile && build === THIS_BUILD ? path.join(tmpRoot, `profile-${store}`) : null;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
@@ -99,10 +104,7 @@ export async function launchGateway(store, env, build = THIS_BUILD) {
     core: 0,
     cwd: build.root,
     env: { ...env, PORT: String(port) },
-    nodeArgs: [
-      ...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []),
-      ...options['server-node-args'].split(' ').filter(Boolean),
-    ],
+    nodeArgs: [...(profileDir ? ['--cpu-prof', '--cpu-prof-dir', profileDir] : []), ...nodeArgs],
   });
   running.add(service);
   service.profileDir = profileDir;

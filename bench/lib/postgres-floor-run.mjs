@@ -18,6 +18,10 @@
  *
  *   npm run build && node bench/postgres-floor.mjs [--rounds N] [--round-seconds S] [--warmup-seconds S]
  *                                                  [--connections N] [--quick] [--wait-idle S] [--seed TEXT]
+ *                                                  [--server-node-args FLAGS] [--also-node-args 'FLAGS|FLAGS']
+ *
+ * --also-node-args: one more direct gateway for each set of Node flags, beside the one run with
+ * --server-node-args (`npm start`'s heap flags by default): heap settings compared in one run.
  *
  * PostgreSQL: BENCH_DATABASE_URL (else TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test); a
  * database `bench_floor_<random>` is created and dropped. Results: bench/results/<date>-postgres-floor.json.
@@ -46,7 +50,7 @@ import {
   tmpRoot,
 } from '../context.mjs';
 import { capture, gatewayEnv, launchGateway, prepareDatabase, signIn } from '../gateway.mjs';
-import { BENCH, backgroundBusy, canPin, freePort, median, ROOT, runNode, startService } from './common.mjs';
+import { BENCH, backgroundBusy, canPin, freePort, median, peakRssMiB, ROOT, runNode, startService } from './common.mjs';
 import { startPgBouncer } from './pgbouncer.mjs';
 
 const SETTINGS = {
@@ -355,13 +359,20 @@ async function main() {
   const dataset = await prepareDatabase('pg', envOf(directUrl, 'session'), true);
 
   const gateways = [];
-  for (const [label, kind, url, mode] of [
-    ['gateway direct', 'direct', directUrl, 'session'],
-    ['gateway pgbouncer', 'pgbouncer', poolerUrl, 'transaction'],
-    ['gateway direct unnamed', 'direct', directUrl, 'transaction'],
+  const serverNodeArgs = options['server-node-args'].split(' ').filter(Boolean);
+  // --also-node-args: a direct gateway more for each flag set, beside the one run with --server-node-args.
+  const alsoNodeArgs = (options['also-node-args'] ?? '')
+    .split('|')
+    .map((set) => set.split(' ').filter(Boolean))
+    .filter((set) => set.length > 0);
+  for (const [label, kind, url, mode, nodeArgs] of [
+    ['gateway direct', 'direct', directUrl, 'session', serverNodeArgs],
+    ['gateway pgbouncer', 'pgbouncer', poolerUrl, 'transaction', serverNodeArgs],
+    ['gateway direct unnamed', 'direct', directUrl, 'transaction', serverNodeArgs],
+    ...alsoNodeArgs.map((set) => [`gateway direct ${set.join(' ')}`, 'direct', directUrl, 'session', set]),
   ]) {
-    const gateway = await launchGateway(label.replace('gateway ', 'pg '), envOf(url, mode));
-    Object.assign(gateway, { label, kind, mode });
+    const gateway = await launchGateway(label.replace('gateway ', 'pg '), envOf(url, mode), THIS_BUILD, nodeArgs);
+    Object.assign(gateway, { label, kind, mode, nodeArgs });
     gateway.token = await signIn(gateway, dataset.signedInSeed);
     gateways.push(gateway);
     log(`[pg] ${label} up at ${gateway.url} (pid ${gateway.pid}), DATABASE_POOL_MODE=${mode}`);
@@ -478,6 +489,16 @@ async function main() {
           p99: { named: r['gateway direct'].p99, unnamed: r['gateway direct unnamed'].p99 },
         },
       };
+      // --also-node-args: each extra direct gateway against the floor, and against the gateway direct.
+      const heaps = gateways
+        .filter((g) => g.nodeArgs !== serverNodeArgs)
+        .map((g) => ({
+          label: g.label,
+          nodeArgs: g.nodeArgs,
+          vsFloor: ratioOf(t[g.label], t['floor direct']),
+          vsGatewayDirect: ratioOf(t[g.label], t['gateway direct']),
+          p99AtHalfFloor: r[g.label].p99,
+        }));
       const pooler = {
         // The pooler alone: the same (unnamed) statements, through PgBouncer against direct.
         gatewayRps: ratioOf(t['gateway pgbouncer'], t['gateway direct unnamed']),
@@ -485,11 +506,14 @@ async function main() {
       };
       return [
         request.id,
-        { label: request.label, path: request.path, throughput: t, atRate: r, goals, statements, pooler },
+        { label: request.label, path: request.path, throughput: t, atRate: r, goals, statements, pooler, heaps },
       ];
     }),
   );
   printReport(report, targets);
+  // Each server's peak RSS over the whole run (VmHWM), the heap flags' other side.
+  const peaks = targets.map((t) => ({ label: t.label, nodeArgs: t.nodeArgs ?? [], peakRssMiB: peakRssMiB(t.pid) }));
+  console.log(`\npeak RSS over the run: ${peaks.map((p) => `${p.label} ${fmt(p.peakRssMiB)} MiB`).join('; ')}`);
 
   const minutes = (Date.now() - startedAt) / 60_000;
   const file = path.join(BENCH, 'results', `${stamp}${QUICK ? '-quick' : ''}-postgres-floor.json`);
@@ -513,6 +537,7 @@ async function main() {
         })),
         sql,
         report,
+        peaks,
         ...results,
       },
       null,
@@ -539,7 +564,7 @@ function printReport(report, targets) {
   console.log(
     `\nPostgreSQL reads against their floor, ${SETTINGS.mode} run, ${new Date().toISOString()}: ${SETTINGS.connections} connections, ${SETTINGS.rounds} rounds of ${SETTINGS.roundSeconds} s, medians; CPU µs a request: the server's, this database's backends', PgBouncer's`,
   );
-  for (const { label, throughput, atRate, goals, statements, pooler } of Object.values(report)) {
+  for (const { label, throughput, atRate, goals, statements, pooler, heaps } of Object.values(report)) {
     const busy = (list) => {
       const share = Object.values(list)[0]?.backgroundCpu;
       return share === null || share === undefined ? '?' : `${(share * 100).toFixed(0)}%`;
@@ -560,6 +585,11 @@ function printReport(report, targets) {
     for (const [kind, g] of Object.entries(goals)) {
       console.log(
         `  ${kind.padEnd(9)} gateway ÷ floor ${rr(g.gatewayVsFloor)} (>=${GOALS.vsFloor}) ${pass(g.vsFloorPass)} | p99 at ${fmt(g.rate)}/s ${fmt(g.p99AtHalfFloor, 2)} ms (<${GOALS.p99Ms}) ${pass(g.p99Pass)}, floor's ${fmt(g.floorP99AtHalfFloor, 2)} ms`,
+      );
+    }
+    for (const h of heaps) {
+      console.log(
+        `  ${h.label}: ÷ floor direct ${rr(h.vsFloor)}, ÷ gateway direct ${rr(h.vsGatewayDirect)} | p99 at half the floor ${fmt(h.p99AtHalfFloor, 2)} ms (<${GOALS.p99Ms}) ${pass(h.p99AtHalfFloor !== null && h.p99AtHalfFloor < GOALS.p99Ms)}`,
       );
     }
     console.log(
