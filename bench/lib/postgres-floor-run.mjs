@@ -18,7 +18,7 @@
  *
  *   npm run build && node bench/postgres-floor.mjs [--rounds N] [--round-seconds S] [--warmup-seconds S]
  *                                                  [--connections N] [--quick] [--wait-idle S] [--seed TEXT]
- *                                                  [--server-node-args FLAGS] [--also-node-args 'FLAGS|FLAGS']
+ *                                                  [--server-node-args=FLAGS] [--also-node-args='FLAGS|FLAGS']
  *
  * --also-node-args: one more direct gateway for each set of Node flags, beside the one run with
  * --server-node-args (`npm start`'s heap flags by default): heap settings compared in one run.
