@@ -70,3 +70,31 @@ export function oldGenerationLimit(
   // A heap too small to hold the young generation's whole default (never seen): the whole limit.
   return heapSizeLimit > young ? heapSizeLimit - young : heapSizeLimit;
 }
+
+/**
+ * How far the old generation may grow past what survived a full collection before the next one starts, in
+ * percent: 100, twice the live heap. V8 takes the factor from the heap's limit when it is capped: 1.3 under
+ * 256 MiB (`npm start`'s 160), rising to 2 at 2 GiB and 4 above it. The gateway holds some 40 MB for good (the
+ * spec's validators and serializers, the catalogue, caches) and under load promotes every page in flight, so
+ * at 1.3 it marked and compacted the whole old generation every few seconds, each with a pause of 14–24 ms:
+ * a page's p99 at half the floor's rate was 16–24 ms, and 6.9–7.9 with twice the live heap, at the same peak
+ * RSS within 4 MiB (bench/postgres-floor.md, "The old generation's pace").
+ */
+export const OLD_GENERATION_GROWTH_PERCENT = 100;
+/** The old generation's limit at and above which V8's own factor (4) is larger than ours. */
+const V8_FULL_GROWTH_FROM_BYTES = 2048 * MIB;
+
+/**
+ * The V8 flag that sets the old generation's growth, for a process given `flags` and whose old generation
+ * ends at `limitBytes`: `--heap-growing-percent=100` where V8 would grow it by less (a limit under 2 GiB);
+ * null where the operator set the flag (theirs stands) or V8 grows it by more. Node refuses the flag in
+ * NODE_OPTIONS, so `serve` sets it itself (`v8.setFlagsFromString`: V8 reads it at every full collection).
+ */
+export function oldGenerationGrowthFlag(
+  flags: readonly string[] = nodeFlags(),
+  limitBytes: number = oldGenerationLimit(flags),
+): string | null {
+  if (flags.some((flag) => /^--heap[-_]growing[-_]percent(=|$)/.test(flag))) return null;
+  if (limitBytes >= V8_FULL_GROWTH_FROM_BYTES) return null;
+  return `--heap-growing-percent=${OLD_GENERATION_GROWTH_PERCENT}`;
+}

@@ -7,7 +7,13 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { flagMib, nodeFlags, oldGenerationLimit } from '../../src/lib/heap.js';
+import {
+  flagMib,
+  nodeFlags,
+  OLD_GENERATION_GROWTH_PERCENT,
+  oldGenerationGrowthFlag,
+  oldGenerationLimit,
+} from '../../src/lib/heap.js';
 
 const MIB = 1024 * 1024;
 const run = promisify(execFile);
@@ -93,4 +99,52 @@ describe('the old generation limit', () => {
     expect(peak).toBeGreaterThan(0.9 * oldGenerationLimit(flags, limit));
     expect(peak).toBeLessThan(0.9 * limit);
   }, 30_000);
+});
+
+describe("the old generation's pace", () => {
+  it('is set where V8 would grow the old generation by less than twice its live size, unless the operator set it', () => {
+    const ours = `--heap-growing-percent=${OLD_GENERATION_GROWTH_PERCENT}`;
+    expect(oldGenerationGrowthFlag(['--max-old-space-size=160'])).toBe(ours);
+    expect(oldGenerationGrowthFlag(['--max-old-space-size=2047'])).toBe(ours);
+    expect(oldGenerationGrowthFlag(['--max-old-space-size=2048'])).toBeNull();
+    expect(oldGenerationGrowthFlag([], 4096 * MIB)).toBeNull();
+    expect(oldGenerationGrowthFlag([], 1024 * MIB)).toBe(ours);
+    for (const theirs of ['--heap-growing-percent=30', '--heap_growing_percent=250', '--heap-growing-percent']) {
+      expect(oldGenerationGrowthFlag(['--max-old-space-size=160', theirs]), theirs).toBeNull();
+    }
+  });
+
+  it('takes effect when set in a running process: V8 says the factor it took, and collects less often', async () => {
+    const flag = oldGenerationGrowthFlag(['--max-old-space-size=160']);
+    if (!flag) throw new Error('no flag for a 160 MiB old generation');
+    // 20 MB held for good, and 12,000 batches of strings each held while the next 400 are made (promoted):
+    // the full collections counted, and V8's own line for each new limit ("[HeapController] factor 1.3 ...").
+    const script = `
+      const v8 = require('node:v8');
+      const { PerformanceObserver, constants } = require('node:perf_hooks');
+      if (process.argv[1]) v8.setFlagsFromString(process.argv[1]);
+      let majors = 0;
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) if (e.detail.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
+      }).observe({ entryTypes: ['gc'] });
+      const held = Array.from({ length: 300000 }, (_, i) => ({ id: 'k' + i, n: i }));
+      const inFlight = [];
+      for (let batch = 0; batch < 12000; batch++) {
+        inFlight.push(Array.from({ length: 1000 }, (_, i) => 'row ' + batch + ' ' + i));
+        if (inFlight.length > 400) inFlight.shift();
+      }
+      setTimeout(() => console.log('majors ' + majors + ' held ' + held.length), 100);`;
+    const runWith = async (setFlag: string) => {
+      const args = ['--max-old-space-size=160', '--max-semi-space-size=16', '--trace-gc-verbose', '-e', script];
+      const { stdout } = await run(process.execPath, [...args, setFlag], { maxBuffer: 256 * MIB });
+      const factors = [...stdout.matchAll(/\[HeapController\] factor ([\d.]+)/g)].map((m) => Number(m[1]));
+      return { factors, majors: Number(/majors (\d+) held/.exec(stdout)?.[1]) };
+    };
+    const [v8s, ours] = [await runWith(''), await runWith(flag)];
+    expect(v8s.factors.length).toBeGreaterThan(3);
+    expect(Math.max(...v8s.factors)).toBeLessThanOrEqual(1.3);
+    expect(ours.factors.length).toBeGreaterThan(3);
+    expect(new Set(ours.factors)).toEqual(new Set([1 + OLD_GENERATION_GROWTH_PERCENT / 100]));
+    expect(ours.majors).toBeLessThan(v8s.majors);
+  }, 60_000);
 });
