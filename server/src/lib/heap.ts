@@ -77,8 +77,8 @@ export function oldGenerationLimit(
  * 256 MiB (`npm start`'s 160), rising to 2 at 2 GiB and 4 above it. The gateway holds some 40 MB for good (the
  * spec's validators and serializers, the catalogue, caches) and under load promotes every page in flight, so
  * at 1.3 it marked and compacted the whole old generation every few seconds, each with a pause of 14–24 ms:
- * a page's p99 at half the floor's rate was 16–24 ms, and 6.9–7.9 with twice the live heap, at the same peak
- * RSS within 4 MiB (bench/postgres-floor.md, "The old generation's pace").
+ * a page's p99 at half the floor's rate was 16–24 ms, and 6.5–7.9 with twice the live heap, at a peak
+ * RSS 4–22 MiB higher (bench/postgres-floor.md, "The old generation's pace").
  */
 export const OLD_GENERATION_GROWTH_PERCENT = 100;
 /** The old generation's limit at and above which V8's own factor (4) is larger than ours. */
