@@ -15,8 +15,8 @@ export function askHolder(holder) {
 async function settledMemory() {
   await new Promise((resolve) => setTimeout(resolve, 500));
   for (let i = 0; i < 3; i++) globalThis.gc();
-  const { heapUsed, rss } = process.memoryUsage();
-  return { heapUsed, rss };
+  const { heapUsed, heapTotal, external, rss } = process.memoryUsage();
+  return { heapUsed, heapTotal, external, rss };
 }
 
 /**
@@ -47,6 +47,15 @@ export function heldMemoryReport(count, { before, held, after, openMs }, perItem
     heapLimitMiB: mib(getHeapStatistics().heap_size_limit),
     heapUsedMiB: { before: mib(before.heapUsed), open: mib(held.heapUsed), after: mib(after.heapUsed) },
     rssMiB: { before: mib(before.rss), open: mib(held.rss), after: mib(after.rss) },
-    [perItem]: { heap: kib((held.heapUsed - before.heapUsed) / count), rss: kib((held.rss - before.rss) / count) },
+    // The heap V8 has committed (used or not) and the memory outside it that V8 is told of (Buffers, ...):
+    // where resident memory grows past the heap in use.
+    heapTotalMiB: { before: mib(before.heapTotal), open: mib(held.heapTotal), after: mib(after.heapTotal) },
+    externalMiB: { before: mib(before.external), open: mib(held.external), after: mib(after.external) },
+    [perItem]: {
+      heap: kib((held.heapUsed - before.heapUsed) / count),
+      heapCommitted: kib((held.heapTotal - before.heapTotal) / count),
+      external: kib((held.external - before.external) / count),
+      rss: kib((held.rss - before.rss) / count),
+    },
   };
 }
