@@ -46,6 +46,8 @@ if (options.help) {
 }
 
 export const QUICK = options.quick;
+/** The Node flags the gateways run with (`--server-node-args`), as a list. */
+export const SERVER_NODE_ARGS = options['server-node-args'].split(' ').filter(Boolean);
 export const SETTINGS = {
   mode: QUICK ? 'quick' : 'full',
   connections: Number(options.connections),

@@ -15,6 +15,7 @@ import {
   QUICK,
   results,
   running,
+  SERVER_NODE_ARGS,
   SETTINGS,
   stamp,
   state,
@@ -89,12 +90,7 @@ export async function prepareDatabase(store, env, withData, build = THIS_BUILD) 
  * Starts the gateway of a build on a free port (the PORT env must be set before spawn); only this
  * checkout's gateway is profiled.
  */
-export async function launchGateway(
-  store,
-  env,
-  build = THIS_BUILD,
-  nodeArgs = options['server-node-args'].split(' ').filter(Boolean),
-) {
+export async function launchGateway(store, env, build = THIS_BUILD, nodeArgs = SERVER_NODE_ARGS) {
   const port = await freePort();
   const profileDir = options.profile && build === THIS_BUILD ? path.join(tmpRoot, `profile-${store}`) : null;
   if (profileDir) mkdirSync(profileDir, { recursive: true });

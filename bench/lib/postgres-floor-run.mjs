@@ -44,6 +44,7 @@ import {
   QUICK,
   results,
   running,
+  SERVER_NODE_ARGS,
   stamp,
   startedAt,
   THIS_BUILD,
@@ -359,20 +360,19 @@ async function main() {
   const dataset = await prepareDatabase('pg', envOf(directUrl, 'session'), true);
 
   const gateways = [];
-  const serverNodeArgs = options['server-node-args'].split(' ').filter(Boolean);
   // --also-node-args: a direct gateway more for each flag set, beside the one run with --server-node-args.
   const alsoNodeArgs = (options['also-node-args'] ?? '')
     .split('|')
     .map((set) => set.split(' ').filter(Boolean))
     .filter((set) => set.length > 0);
-  for (const [label, kind, url, mode, nodeArgs] of [
-    ['gateway direct', 'direct', directUrl, 'session', serverNodeArgs],
-    ['gateway pgbouncer', 'pgbouncer', poolerUrl, 'transaction', serverNodeArgs],
-    ['gateway direct unnamed', 'direct', directUrl, 'transaction', serverNodeArgs],
-    ...alsoNodeArgs.map((set) => [`gateway direct ${set.join(' ')}`, 'direct', directUrl, 'session', set]),
+  for (const [label, kind, url, mode, nodeArgs, compared] of [
+    ['gateway direct', 'direct', directUrl, 'session', SERVER_NODE_ARGS],
+    ['gateway pgbouncer', 'pgbouncer', poolerUrl, 'transaction', SERVER_NODE_ARGS],
+    ['gateway direct unnamed', 'direct', directUrl, 'transaction', SERVER_NODE_ARGS],
+    ...alsoNodeArgs.map((set) => [`gateway direct ${set.join(' ')}`, 'direct', directUrl, 'session', set, true]),
   ]) {
     const gateway = await launchGateway(label.replace('gateway ', 'pg '), envOf(url, mode), THIS_BUILD, nodeArgs);
-    Object.assign(gateway, { label, kind, mode, nodeArgs });
+    Object.assign(gateway, { label, kind, mode, nodeArgs, compared: compared === true });
     gateway.token = await signIn(gateway, dataset.signedInSeed);
     gateways.push(gateway);
     log(`[pg] ${label} up at ${gateway.url} (pid ${gateway.pid}), DATABASE_POOL_MODE=${mode}`);
@@ -491,7 +491,7 @@ async function main() {
       };
       // --also-node-args: each extra direct gateway against the floor, and against the gateway direct.
       const heaps = gateways
-        .filter((g) => g.nodeArgs !== serverNodeArgs)
+        .filter((g) => g.compared)
         .map((g) => ({
           label: g.label,
           nodeArgs: g.nodeArgs,
