@@ -72,7 +72,14 @@ async function underCallgrind(name, args, { port, cwd = ROOT, extraEnv = {}, byF
       '--instr-atstart=no',
       `--callgrind-out-file=${out}`,
       process.execPath,
-      ...(byFunction ? ['--perf-basic-prof'] : []),
+      // Node 24+ also writes a V8 log (`isolate-…-v8.log`) with the perf map: into the run's folder, not the cwd.
+      ...(byFunction
+        ? [
+            '--perf-basic-prof',
+            '--no-logfile-per-isolate',
+            `--logfile=${path.join(tmp, `v8-${name.replace(/\W+/g, '-')}.log`)}`,
+          ]
+        : []),
       ...args,
     ],
     // HOST names vgdb's files for callgrind_control (the gateway reads it too): the same for both.

@@ -59,9 +59,13 @@ const SETTINGS = {
   connections: Number(options.connections),
   rounds: Number(options.rounds ?? 3),
   roundSeconds: Number(options['round-seconds'] ?? (QUICK ? 2 : 4)),
+  // A warm-up in chunks of this length, until the server's CPU a request has settled (`warmUp`).
   warmupSeconds: Number(options['warmup-seconds'] ?? (QUICK ? 1 : 2)),
-  // Before each fixed-rate round: the pools' connections, closed after 10 s idle (pg's default), open again.
-  rateWarmupSeconds: 1,
+  warmupChunksAtLeast: QUICK ? 2 : 4,
+  warmupChunksAtMost: QUICK ? 6 : 15,
+  // Before each round (a target waits while the others take their turns): the pools' connections, closed
+  // after 10 s idle (pg's default), open again, and the server back from its idle spell (bench/postgres-floor.md).
+  roundWarmupSeconds: 1,
   // DATABASE_POOL_SIZE (its default), and the floor's pool: the same.
   poolSize: 10,
   pgbouncerPoolSize: 20,
@@ -184,7 +188,7 @@ async function runLoad(target, request, { seconds, warmupSeconds = 0, rounds = 1
   const { warmup, rounds: done } = out.targets[0];
   const round = done[0];
   if (!round) return { warmup };
-  // The warm-up (a fixed-rate round's) falls in the same window: the database's time is per request of both.
+  // The round's warm-up falls in the same window: the database's time is per request of both.
   const requests = round.requests + (warmup?.requests ?? 0);
   return {
     ...round,
@@ -243,14 +247,44 @@ function summarize(rounds) {
 }
 
 /**
- * The targets side by side on one request: a warm-up each (throughput only), then `rounds` rounds, each one
- * run per target, the order reversed every other round (lib/load.mjs's order). `rateOf(target)`: a fixed rate.
+ * A target's warm-up on one request, in chunks of `warmupSeconds` as fast as answers come, until the server's
+ * CPU a request has settled: at least `warmupChunksAtLeast` chunks, then until a chunk no longer costs 5% less
+ * than the cheapest before it (at most `warmupChunksAtMost`). A fresh gateway spends 30-50% more CPU a page in
+ * its first seconds of load than later (its code still in V8's lower tiers, its old generation still growing
+ * by full collections), the floor's few functions settle sooner: rounds begun after a fixed 2 s compared a
+ * gateway still starting with a floor already warm (bench/postgres-floor.md). Returns each chunk's req/s and
+ * CPU µs a request.
+ */
+async function warmUp(target, request) {
+  const chunks = [];
+  while (chunks.length < SETTINGS.warmupChunksAtMost) {
+    const before = cpuUsOf(target.pid);
+    const { warmup } = await runLoad(target, request, { seconds: 0, warmupSeconds: SETTINGS.warmupSeconds, rounds: 0 });
+    const after = cpuUsOf(target.pid);
+    const cpuUsPerRequest =
+      before === null || after === null || !warmup?.requests ? null : (after - before) / warmup.requests;
+    chunks.push({ rps: warmup?.rps ?? null, cpuUsPerRequest });
+    if (cpuUsPerRequest === null) break;
+    if (chunks.length < SETTINGS.warmupChunksAtLeast) continue;
+    const cheapestBefore = Math.min(...chunks.slice(0, -1).map((c) => c.cpuUsPerRequest));
+    if (cpuUsPerRequest >= 0.95 * cheapestBefore) break;
+  }
+  return chunks;
+}
+
+/**
+ * The targets side by side on one request: a warm-up each until settled (throughput only: the fixed-rate
+ * rounds follow warm targets), then `rounds` rounds, each one run per target, the order reversed every other
+ * round (lib/load.mjs's order). `rateOf(target)`: a fixed rate.
  */
 async function sideBySide(targets, request, rateOf = null) {
   const busy = await background(targets.map((t) => t.pid));
+  const warmups = targets.map(() => null);
   if (!rateOf && SETTINGS.warmupSeconds > 0) {
-    for (const target of targets)
-      await runLoad(target, request, { seconds: 0, warmupSeconds: SETTINGS.warmupSeconds, rounds: 0 });
+    for (const [index, target] of targets.entries()) {
+      warmups[index] = await warmUp(target, request);
+      logWarmUp(target.label, warmups[index]);
+    }
   }
   const rounds = targets.map(() => []);
   for (let i = 0; i < SETTINGS.rounds; i++) {
@@ -258,17 +292,20 @@ async function sideBySide(targets, request, rateOf = null) {
     if (i % 2 === 1) order.reverse();
     for (const index of order) {
       const target = targets[index];
-      const round = await runLoad(
-        target,
-        request,
-        rateOf
-          ? { seconds: SETTINGS.roundSeconds, warmupSeconds: SETTINGS.rateWarmupSeconds, rate: rateOf(target) }
-          : { seconds: SETTINGS.roundSeconds },
-      );
+      const round = await runLoad(target, request, {
+        seconds: SETTINGS.roundSeconds,
+        warmupSeconds: SETTINGS.roundWarmupSeconds,
+        ...(rateOf ? { rate: rateOf(target) } : {}),
+      });
       rounds[index].push(round);
     }
   }
-  return targets.map((target, index) => ({ target: target.label, backgroundCpu: busy, ...summarize(rounds[index]) }));
+  return targets.map((target, index) => ({
+    target: target.label,
+    backgroundCpu: busy,
+    warmup: warmups[index],
+    ...summarize(rounds[index]),
+  }));
 }
 
 /** a ÷ b of the medians, and round by round (round i of both ran back to back). */
@@ -547,6 +584,11 @@ async function main() {
   // The repository's `biome check .` covers bench/: leave the file formatted its way (best effort).
   spawnSync(path.join(ROOT, 'node_modules/.bin/biome'), ['format', '--write', file], { cwd: ROOT, stdio: 'ignore' });
   console.log(`\n${minutes.toFixed(1)} min; results: ${path.relative(ROOT, file)}`);
+}
+
+function logWarmUp(label, chunks) {
+  const cpu = chunks.map((c) => fmt(c.cpuUsPerRequest)).join(' → ');
+  log(`  ${label.padEnd(24)} warm-up ${chunks.length} × ${SETTINGS.warmupSeconds} s, CPU µs/req ${cpu}`);
 }
 
 function logMeasurement(m) {
