@@ -258,12 +258,10 @@ function summarize(rounds) {
 async function warmUp(target, request) {
   const chunks = [];
   while (chunks.length < SETTINGS.warmupChunksAtMost) {
-    const before = cpuUsOf(target.pid);
-    const { warmup } = await runLoad(target, request, { seconds: 0, warmupSeconds: SETTINGS.warmupSeconds, rounds: 0 });
-    const after = cpuUsOf(target.pid);
-    const cpuUsPerRequest =
-      before === null || after === null || !warmup?.requests ? null : (after - before) / warmup.requests;
-    chunks.push({ rps: warmup?.rps ?? null, cpuUsPerRequest });
+    // A round of its own, uncounted: lib/load.mjs measures the server's CPU a request around it.
+    const chunk = await runLoad(target, request, { seconds: SETTINGS.warmupSeconds });
+    const cpuUsPerRequest = chunk.serverCpuUsPerRequest ?? null;
+    chunks.push({ rps: chunk.rps ?? null, cpuUsPerRequest });
     if (cpuUsPerRequest === null) break;
     if (chunks.length < SETTINGS.warmupChunksAtLeast) continue;
     const cheapestBefore = Math.min(...chunks.slice(0, -1).map((c) => c.cpuUsPerRequest));
