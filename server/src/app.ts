@@ -155,6 +155,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
   await docs(app, specification);
   errorHandling(app, services);
 
+  // Every request has the property from the start (one object shape for all requests, signed in or not:
+  // a property added by the bearer check made two, and every hook that reads a request saw both).
+  app.decorateRequest('caller', null);
   const securityChecks = { bearer: bearer(services) };
   await app.register(openapiGlue, {
     specification,

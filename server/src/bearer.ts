@@ -9,7 +9,8 @@ import type { Caller } from './domain/token-settings.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
-    caller?: Caller;
+    /** The signed-in caller, once the bearer check passed; null until then and on public operations. */
+    caller: Caller | null;
   }
 }
 

@@ -26,6 +26,8 @@ declare module 'fastify' {
   interface FastifyReply {
     /** The bytes of this answer counted as unsent (plugins/overload.ts): 0 until it is made, and if not counted. */
     unsentAnswerBytes: number;
+    /** What this answer's connection owes, when this answer is counted in it (plugins/overload.ts); else null. */
+    owedOn: { answers: number; bytes: number; open: boolean } | null;
   }
 }
 
@@ -97,6 +99,7 @@ function oweAnswers(app: FastifyInstance, limit: number, metrics: Shed): void {
   const unsentReason = 'unsentAnswerBytes';
   const pipelinedReason = 'answersOwedPerConnection';
   app.decorateReply('unsentAnswerBytes', 0);
+  app.decorateReply('owedOn', null);
 
   const owedBy = (socket: Socket): Owed => {
     const known = owing.get(socket);
@@ -127,17 +130,23 @@ function oweAnswers(app: FastifyInstance, limit: number, metrics: Shed): void {
     }
     if (owed.open) {
       owed.answers += 1;
-      // A response emits `close` at most once: just after `finish` when it is all written, or when its
-      // connection closes first. One plain listener (not `once` of both, two wrappers per answer).
-      reply.raw.on('close', () => {
-        if (!owed.open) return;
-        owed.answers -= 1;
-        owed.bytes -= reply.unsentAnswerBytes;
-        unsent -= reply.unsentAnswerBytes;
-      });
+      reply.owedOn = owed;
     }
     if (unsent <= limit || isOperatorPath(request.url)) return done();
     reply.send(refusal(reply, metrics, unsentReason));
+  });
+  // Paid back when the answer is all written (Fastify runs onResponse on the response's `finish`, or its
+  // `error`); an answer never written is paid back with everything its connection owes when the connection
+  // closes (in HTTP/1.1 a response ends unwritten only with its connection). No listener and closure of our
+  // own on every response.
+  app.addHook('onResponse', (_request, reply, done) => {
+    const owed = reply.owedOn;
+    if (owed?.open) {
+      owed.answers -= 1;
+      owed.bytes -= reply.unsentAnswerBytes;
+      unsent -= reply.unsentAnswerBytes;
+    }
+    done();
   });
   app.addHook('onSend', (request, reply, payload, done) => {
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload)) return done(null, payload);

@@ -6,6 +6,7 @@
  * client gone before or after the answer was made), and one connection owes at most 16 answers at once.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -230,6 +231,52 @@ describe('answers that wait unread', () => {
         .matchAll(/HTTP\/1\.1 (\d{3}) /g),
     ].map((m) => m[1]);
     expect(statuses).toEqual(Array.from({ length: 10 }, () => '200'));
+  });
+
+  it('pays back each answer as it is written: one connection asking 40 pages in turn is answered every time', async () => {
+    let connections = 0;
+    let closed: Promise<void> = Promise.resolve();
+    const counted = (socket: net.Socket) => {
+      connections += 1;
+      closed = new Promise((resolve) => socket.once('close', () => resolve()));
+    };
+    t.app.server.on('connection', counted);
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    const get = (url: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = http.get({
+          socketPath: path.join(dir, 'api.sock'),
+          path: url,
+          agent,
+          headers: { authorization },
+        });
+        request.once('error', reject);
+        request.once('response', (response) => {
+          const chunks: Buffer[] = [];
+          response.on('data', (chunk: Buffer) => chunks.push(chunk));
+          response.once('end', () =>
+            resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
+          );
+        });
+      });
+    try {
+      // Each page (about 256 KiB) waits in the process in part until it is read; more than 16 of them on one
+      // connection are refused if an answer written is not paid back until the connection closes.
+      for (let i = 0; i < 40; i += 1) {
+        const answer = await get('/v1/movements?limit=100');
+        expect(answer.status, `page ${i + 1}`).toBe(200);
+        expect(JSON.parse(answer.body).items.length).toBeGreaterThan(0);
+      }
+      expect(connections).toBe(1);
+      // Its bytes too, while the connection is still open; and once it closes, nothing is given back twice.
+      await vi.waitFor(async () => expect(await unsentBytes(t.app)).toBe(0), { timeout: 5000, interval: 20 });
+      agent.destroy();
+      await closed;
+      expect(await unsentBytes(t.app)).toBe(0);
+    } finally {
+      t.app.server.off('connection', counted);
+      agent.destroy();
+    }
   });
 
   it('owes nothing for answers made after their client left (a query that ends after the client reset)', async () => {
