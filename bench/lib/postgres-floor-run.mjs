@@ -2,7 +2,7 @@
  * bench/postgres-floor.mjs's run, on the pinned Node. PostgreSQL reads against their floor (issue 38, item 4; bench/postgres-floor.md): the signed-in movements
  * page (limit 100) and a single movement, on a database of its own loaded as the bench's PostgreSQL scenarios
  * load it (gateway.mjs: the build's migrate, catalogue and data script), a PgBouncer in transaction mode in
- * front (lib/pgbouncer.mjs). Five targets, their rounds alternating (lib/load.mjs, one round at a time):
+ * front (lib/pgbouncer.mjs). Six targets, their rounds alternating (lib/load.mjs, one round at a time):
  *
  *   gateway direct          DATABASE_POOL_MODE=session: list pages as named prepared statements
  *   gateway pgbouncer       through PgBouncer, DATABASE_POOL_MODE=transaction: unnamed
@@ -10,8 +10,9 @@
  *   floor direct            lib/pg-floor.mjs: a bare Fastify route running the gateway's own SQL (compiled by
  *   floor pgbouncer         server/dist's functions) through a pg pool of the store's settings; named as the
  *                           gateway direct, unnamed through PgBouncer
+ *   floor direct + headers  the floor direct writing the headers the gateway's answers carry: the same answer
  *
- * Then each target at a fixed rate, half its connection kind's floor req/s (autocannon's overallRate): p99.
+ * Then each target at a fixed rate, half its connection kind's bare floor's req/s (autocannon's overallRate): p99.
  * Each round also counts the CPU time of the database's backends serving this database (and PgBouncer's),
  * per request. Servers on core 0, the load generator on core 1; PostgreSQL and PgBouncer where the scheduler
  * puts them (as in `npm run bench`).
@@ -327,16 +328,24 @@ function urlOf(name) {
   return url.toString();
 }
 
-async function startFloor(label, kind, url, named, routes) {
-  const file = path.join(tmpRoot, `floor-${kind}.json`);
-  writeFileSync(file, JSON.stringify({ url, poolSize: SETTINGS.poolSize, named, routes }));
+async function startFloor(label, kind, url, named, routes, gatewayHeaders = false) {
+  const file = path.join(tmpRoot, `floor-${kind}${gatewayHeaders ? '-headers' : ''}.json`);
+  writeFileSync(file, JSON.stringify({ url, poolSize: SETTINGS.poolSize, named, routes, gatewayHeaders }));
   const port = await freePort();
   const service = await startService(label, [path.join(BENCH, 'lib/pg-floor.mjs'), file, String(port)], {
     port,
     core: 0,
   });
   running.add(service);
-  return Object.assign(service, { label, kind });
+  return Object.assign(service, { label, kind, gatewayHeaders });
+}
+
+/** The names of the headers a target answers `request` with, but those every server sends (Date and the connection's). */
+async function headerNames(target, request) {
+  const response = await fetch(`${target.url}${request.path}`, { headers: headersOf(target) });
+  await response.arrayBuffer();
+  const own = new Set(['date', 'connection', 'keep-alive']);
+  return [...response.headers.keys()].filter((name) => !own.has(name)).sort();
 }
 
 async function main() {
@@ -450,6 +459,8 @@ async function main() {
   const floors = [
     await startFloor('floor direct', 'direct', directUrl, true, routes),
     await startFloor('floor pgbouncer', 'pgbouncer', poolerUrl, false, routes),
+    // The same answer as the gateway's, headers and all: what the gateway spends over it is its own work.
+    await startFloor('floor direct + headers', 'direct', directUrl, true, routes, true),
   ];
   for (const floor of floors) {
     // The floor is sent the very request the gateway is, Authorization header and all (about 400 bytes that
@@ -459,6 +470,14 @@ async function main() {
       const answer = await capture(floor, { path: request.path });
       if (JSON.stringify(answer) !== JSON.stringify(request.payload)) {
         throw new Error(`${floor.label}: ${request.path} answers differently from the gateway`);
+      }
+      if (floor.gatewayHeaders) {
+        const [own, gateway] = [await headerNames(floor, request), await headerNames(direct, request)];
+        if (own.join() !== gateway.join()) {
+          throw new Error(
+            `${floor.label}: ${request.path} answers the headers ${own} where the gateway answers ${gateway}`,
+          );
+        }
       }
     }
     log(`[pg] ${floor.label} up at ${floor.url} (pid ${floor.pid})`);
@@ -470,7 +489,10 @@ async function main() {
     log(`\n${request.label}: ${targets.length} targets, ${SETTINGS.rounds} rounds of ${SETTINGS.roundSeconds} s`);
     const throughput = await sideBySide(targets, request);
     for (const m of throughput) logMeasurement(m);
-    const floorOf = Object.fromEntries(floors.map((f) => [f.kind, throughput[targets.indexOf(f)]]));
+    // The rate of each connection kind is half its bare floor's.
+    const floorOf = Object.fromEntries(
+      floors.filter((f) => !f.gatewayHeaders).map((f) => [f.kind, throughput[targets.indexOf(f)]]),
+    );
     const rateOf = (target) => Math.max(1, Math.round(floorOf[target.kind].rps / 2));
     log(
       `${request.label}: at half the floor's req/s (direct ${fmt(rateOf(floors[0]))}/s, PgBouncer ${fmt(rateOf(floors[1]))}/s)`,
@@ -534,6 +556,13 @@ async function main() {
           vsGatewayDirect: ratioOf(t[g.label], t['gateway direct']),
           p99AtHalfFloor: r[g.label].p99,
         }));
+      // The gateway direct against the floor answering the same headers; that floor against the bare one.
+      const sameAnswer = {
+        gatewayVsFloor: ratioOf(t['gateway direct'], t['floor direct + headers']),
+        cpuUs: { gateway: t['gateway direct'].cpuUsPerRequest, floor: t['floor direct + headers'].cpuUsPerRequest },
+        headersVsBare: ratioOf(t['floor direct + headers'], t['floor direct']),
+        p99AtHalfFloor: r['floor direct + headers'].p99,
+      };
       const pooler = {
         // The pooler alone: the same (unnamed) statements, through PgBouncer against direct.
         gatewayRps: ratioOf(t['gateway pgbouncer'], t['gateway direct unnamed']),
@@ -541,7 +570,17 @@ async function main() {
       };
       return [
         request.id,
-        { label: request.label, path: request.path, throughput: t, atRate: r, goals, statements, pooler, heaps },
+        {
+          label: request.label,
+          path: request.path,
+          throughput: t,
+          atRate: r,
+          goals,
+          sameAnswer,
+          statements,
+          pooler,
+          heaps,
+        },
       ];
     }),
   );
@@ -604,7 +643,7 @@ function printReport(report, targets) {
   console.log(
     `\nPostgreSQL reads against their floor, ${SETTINGS.mode} run, ${new Date().toISOString()}: ${SETTINGS.connections} connections, ${SETTINGS.rounds} rounds of ${SETTINGS.roundSeconds} s, medians; CPU µs a request: the server's, this database's backends', PgBouncer's`,
   );
-  for (const { label, throughput, atRate, goals, statements, pooler, heaps } of Object.values(report)) {
+  for (const { label, throughput, atRate, goals, sameAnswer, statements, pooler, heaps } of Object.values(report)) {
     const busy = (list) => {
       const share = Object.values(list)[0]?.backgroundCpu;
       return share === null || share === undefined ? '?' : `${(share * 100).toFixed(0)}%`;
@@ -627,6 +666,9 @@ function printReport(report, targets) {
         `  ${kind.padEnd(9)} gateway ÷ floor ${rr(g.gatewayVsFloor)} (>=${GOALS.vsFloor}) ${pass(g.vsFloorPass)} | p99 at ${fmt(g.rate)}/s ${fmt(g.p99AtHalfFloor, 2)} ms (<${GOALS.p99Ms}) ${pass(g.p99Pass)}, floor's ${fmt(g.floorP99AtHalfFloor, 2)} ms`,
       );
     }
+    console.log(
+      `  direct, the same answer: gateway ÷ floor + headers ${rr(sameAnswer.gatewayVsFloor)}; CPU µs ${fmt(sameAnswer.cpuUs.gateway)} against ${fmt(sameAnswer.cpuUs.floor)}; floor + headers ÷ floor ${rr(sameAnswer.headersVsBare)}`,
+    );
     for (const h of heaps) {
       console.log(
         `  ${h.label}: ÷ floor direct ${rr(h.vsFloor)}, ÷ gateway direct ${rr(h.vsGatewayDirect)} | p99 at half the floor ${fmt(h.p99AtHalfFloor, 2)} ms (<${GOALS.p99Ms}) ${pass(h.p99AtHalfFloor !== null && h.p99AtHalfFloor < GOALS.p99Ms)}`,
