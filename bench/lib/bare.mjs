@@ -9,20 +9,12 @@
  */
 import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
+import { writeGatewayHeaders } from './gateway-headers.mjs';
 
 const [file, port, flag] = process.argv.slice(2);
 const payloads = JSON.parse(readFileSync(file, 'utf8'));
 const app = Fastify({ logger: false });
-if (flag === '--gateway-headers') {
-  const { API_HEADERS } = await import('../../server/dist/plugins/security-headers.js');
-  let count = 0;
-  app.addHook('onRequest', (_request, reply, done) => {
-    count += 1;
-    reply.header('x-request-id', `0123abcd-${count.toString(36)}`);
-    reply.headers(API_HEADERS);
-    done();
-  });
-}
+if (flag === '--gateway-headers') await writeGatewayHeaders(app, { noStore: false });
 for (const [url, body] of Object.entries(payloads)) {
   app.get(url.split('?')[0], async () => body);
 }

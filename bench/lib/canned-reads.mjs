@@ -22,6 +22,7 @@ import { pathToFileURL } from 'node:url';
 import { signerFromSeed } from '@gateway/client';
 import Fastify from 'fastify';
 import { ROOT } from './common.mjs';
+import { writeGatewayHeaders } from './gateway-headers.mjs';
 import { injectedAccessToken } from './inject-grant.mjs';
 
 const [mode, port, out, distArg] = process.argv.slice(2);
@@ -59,17 +60,7 @@ if (mode === 'floor' || mode === 'floor-headers') {
   };
   const pageInfo = JSON.stringify({ has_next_page: true, last_cursor: 'x'.repeat(110) });
   app = Fastify({ logger: false });
-  if (mode === 'floor-headers') {
-    const { API_HEADERS } = await import(`${dist}/plugins/security-headers.js`);
-    let count = 0;
-    app.addHook('onRequest', (_request, reply, done) => {
-      count += 1;
-      reply.header('x-request-id', `0123abcd-${count.toString(36)}`);
-      reply.headers(API_HEADERS);
-      reply.header('cache-control', 'no-store');
-      done();
-    });
-  }
+  if (mode === 'floor-headers') await writeGatewayHeaders(app, { noStore: true, dist: distArg });
   app.get('/v1/movements', async (_request, reply) => {
     const page = (await rows(false)).rows.slice(0, PAGE).map((row) => row[0]);
     reply.type(JSON_TYPE);

@@ -13,10 +13,9 @@
  *
  * Each route runs its captured query with its captured values, whatever the request's path parameters.
  *
- * `gatewayHeaders`: the floor also writes the headers every signed-in answer of the gateway carries (a request
- * id of the gateway's length, the security headers of server/dist/plugins/security-headers.js, `Cache-Control:
- * no-store`), in one hook: the same HTTP answer as the gateway's, headers and all, so that what the gateway
- * spends over this floor is its own work and not the answer's size (bench/postgres-floor.md).
+ * `gatewayHeaders`: the floor also writes the headers every signed-in answer of the gateway carries
+ * (lib/gateway-headers.mjs): the same HTTP answer as the gateway's, headers and all, so that what the gateway
+ * spends over this floor is its own work and not its answer's (bench/postgres-floor.md).
  *
  *   node bench/lib/pg-floor.mjs config.json PORT
  *   config: { url, poolSize, named, gatewayHeaders?, routes: [{ path, sql, parameters, page?: { limit, pageInfo (JSON text) } }] }
@@ -25,6 +24,7 @@ import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { statementNames } from '../../server/dist/store/statements.js';
+import { writeGatewayHeaders } from './gateway-headers.mjs';
 
 const [file, port] = process.argv.slice(2);
 const config = JSON.parse(readFileSync(file, 'utf8'));
@@ -40,18 +40,7 @@ const nameOf = config.named ? statementNames() : () => undefined;
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 const app = Fastify({ logger: false });
-if (config.gatewayHeaders) {
-  const { API_HEADERS } = await import('../../server/dist/plugins/security-headers.js');
-  // The gateway's request ids: its instance's 8 hex digits, a dash, a counter in base 36.
-  let count = 0;
-  app.addHook('onRequest', (_request, reply, done) => {
-    count += 1;
-    reply.header('x-request-id', `0123abcd-${count.toString(36)}`);
-    reply.headers(API_HEADERS);
-    reply.header('cache-control', 'no-store');
-    done();
-  });
-}
+if (config.gatewayHeaders) await writeGatewayHeaders(app, { noStore: true });
 for (const route of config.routes) {
   if (route.page) {
     const { limit, pageInfo } = route.page;
