@@ -483,7 +483,15 @@ async function main() {
     log(`[pg] ${floor.label} up at ${floor.url} (pid ${floor.pid})`);
   }
 
-  const targets = [...gateways, ...floors];
+  // Each gateway next to the floor it is held to, so that a pair's rounds run one after the other (the host's
+  // slow spells, and the idle spell before a round, fall on both alike): the floor with the headers, the
+  // gateway direct, the bare floor direct; the gateway through PgBouncer, its floor; then whatever is left.
+  const byLabel = (label) => [...gateways, ...floors].find((t) => t.label === label);
+  const paired = ['floor direct + headers', 'gateway direct', 'floor direct', 'gateway pgbouncer', 'floor pgbouncer'];
+  const targets = [
+    ...paired.map(byLabel),
+    ...[...gateways, ...floors].filter((t) => !paired.includes(t.label)),
+  ];
   const measured = {};
   for (const request of requests) {
     log(`\n${request.label}: ${targets.length} targets, ${SETTINGS.rounds} rounds of ${SETTINGS.roundSeconds} s`);
