@@ -488,10 +488,7 @@ async function main() {
   // gateway direct, the bare floor direct; the gateway through PgBouncer, its floor; then whatever is left.
   const byLabel = (label) => [...gateways, ...floors].find((t) => t.label === label);
   const paired = ['floor direct + headers', 'gateway direct', 'floor direct', 'gateway pgbouncer', 'floor pgbouncer'];
-  const targets = [
-    ...paired.map(byLabel),
-    ...[...gateways, ...floors].filter((t) => !paired.includes(t.label)),
-  ];
+  const targets = [...paired.map(byLabel), ...[...gateways, ...floors].filter((t) => !paired.includes(t.label))];
   const measured = {};
   for (const request of requests) {
     log(`\n${request.label}: ${targets.length} targets, ${SETTINGS.rounds} rounds of ${SETTINGS.roundSeconds} s`);
