@@ -17,7 +17,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { recordFigures } from '../src/figures.js';
 import { type RunningGateway, startGateway } from '../src/gateway.js';
-import { countRows, createDatabase } from '../src/postgres.js';
+import { countRows, createDatabase, mostWaitingForAdvisoryLocks } from '../src/postgres.js';
 import { signIn } from './support/session.js';
 
 const REDIS_URL = inject('redisUrl');
@@ -160,16 +160,24 @@ describe('a hostile client against withdrawal addresses', () => {
     const token = await freshToken(unrated);
     const before = await proxies();
     const started = performance.now();
-    const answers = await Promise.all(
+    const flood = Promise.all(
       Array.from({ length: FLOOD }, () => ask(unrated, `/v1/withdraw/addresses/USDT/${randomEvm()}/ETH`, token)),
     );
+    const waiting = mostWaitingForAdvisoryLocks(database.url, flood);
+    const answers = await flood;
     const ms = performance.now() - started;
     figures.requests += FLOOD;
     const created = (await proxies()) - before;
     figures.createdPastCap += Math.max(0, created - CAP);
-    console.log(`flood at the cap: ${created} created, ${JSON.stringify(tally(answers))} in ${ms.toFixed(0)} ms`);
+    const mostWaiting = await waiting;
+    console.log(
+      `flood at the cap: ${created} created, ${JSON.stringify(tally(answers))} in ${ms.toFixed(0)} ms; at most ${mostWaiting} sessions waiting for the allocation lock`,
+    );
     expect(created).toBe(CAP);
     expect(answers.filter((x) => x.status === 403 && x.code === 10102)).toHaveLength(FLOOD - CAP);
+    // One instance's allocations take turns before they take a connection: none of its sessions waits for
+    // the lock in the database, holding a connection that the instance's other requests wait for.
+    expect(mostWaiting).toBe(0);
   });
 
   it('every spelling of a destination, at once through both instances, gets one proxy; a broken case none', async () => {

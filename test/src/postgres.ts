@@ -40,3 +40,35 @@ export async function countRows(url: string, table: string): Promise<number> {
     await client.end();
   }
 }
+
+/**
+ * Samples, every `everyMs` until `until` settles, how many sessions of the database at `url` wait for an
+ * advisory lock (not yet granted); the most seen at once.
+ */
+export async function mostWaitingForAdvisoryLocks(url: string, until: Promise<unknown>, everyMs = 10): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  let settled = false;
+  until.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  let most = 0;
+  try {
+    while (!settled) {
+      const { rows } = await client.query(
+        `select count(*)::int as n from pg_locks l join pg_database d on d.oid = l.database
+          where l.locktype = 'advisory' and not l.granted and d.datname = current_database()`,
+      );
+      most = Math.max(most, rows[0].n as number);
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  } finally {
+    await client.end();
+  }
+  return most;
+}

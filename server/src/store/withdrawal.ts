@@ -11,8 +11,9 @@
  * allocations cannot both pass it: each inserts at the next index it read, and of two that read the same
  * one, the second fails on the index's uniqueness and tries again, counting the first. On PostgreSQL the
  * allocations of one schema take turns under a transaction-scoped advisory lock, so that a flood of them
- * (across instances) waits its turn instead of retrying until the retries run out. On SQLite, where one
- * process writes, each try is one statement.
+ * (across instances) waits its turn instead of retrying until the retries run out; within an instance they
+ * take turns before they take a connection (`inTurn`). On SQLite, where one process writes, each try is one
+ * statement.
  */
 import { type Kysely, sql } from 'kysely';
 import { isUniqueViolation, MAX_ATTEMPTS } from './allocation.js';
@@ -99,6 +100,35 @@ async function allocateOnce(
   return allocated ? { address: allocated } : { full: true };
 }
 
+/** Per database handle, the end of the last allocation waiting or running in this process. */
+const turns = new WeakMap<object, Promise<void>>();
+
+/**
+ * Runs `work` after every allocation this process began before it, on the same database. Waiting for the
+ * advisory lock inside a transaction holds a pool connection: 200 allocations at once (one account's new
+ * destinations) held every connection of the pool while they took turns, and every other request of the
+ * instance waited for one, past the pool's 5 s on a slow host (503). Taking turns here first, a flood holds
+ * one connection an instance. How many wait is bounded by the requests in progress (the connection caps and
+ * the overload checks bound those), and each waits no longer than it would have for the lock.
+ */
+async function inTurn<T>(db: object, work: () => Promise<T>): Promise<T> {
+  const previous = turns.get(db) ?? Promise.resolve();
+  let done = () => {};
+  const mine = new Promise<void>((resolve) => {
+    done = resolve;
+  });
+  turns.set(
+    db,
+    previous.then(() => mine),
+  );
+  await previous;
+  try {
+    return await work();
+  } finally {
+    done();
+  }
+}
+
 /**
  * The route's proxy address, allocated at the next proxy index on first use while the account holds fewer
  * than `cap` proxies; `{ full: true }` when it holds `cap` (or more, from before a lower cap).
@@ -110,18 +140,21 @@ export async function allocateProxyAddress(
   cap: number,
   now: string,
 ): Promise<Allocation> {
-  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    try {
-      if (!isPostgres(db)) return await allocateOnce(db, route, derive, cap, now);
-      return await db.transaction().execute(async (trx) => {
-        await allocationLock.execute(trx);
-        return allocateOnce(trx, route, derive, cap, now);
-      });
-    } catch (error) {
-      // A concurrent allocation took the index (an instance of a release without the lock, or SQLite's
-      // other requests between the read and the insert), or inserted this route: read again and retry.
-      if (!isUniqueViolation(error)) throw error;
+  const allocate = async () => {
+    for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      try {
+        if (!isPostgres(db)) return await allocateOnce(db, route, derive, cap, now);
+        return await db.transaction().execute(async (trx) => {
+          await allocationLock.execute(trx);
+          return allocateOnce(trx, route, derive, cap, now);
+        });
+      } catch (error) {
+        // A concurrent allocation took the index (an instance of a release without the lock, or SQLite's
+        // other requests between the read and the insert), or inserted this route: read again and retry.
+        if (!isUniqueViolation(error)) throw error;
+      }
     }
-  }
-  throw new Error('proxy address allocation did not settle');
+    throw new Error('proxy address allocation did not settle');
+  };
+  return isPostgres(db) ? inTurn(db, allocate) : allocate();
 }
