@@ -49,14 +49,10 @@ export async function mostWaitingForAdvisoryLocks(url: string, until: Promise<un
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   let settled = false;
-  until.then(
-    () => {
-      settled = true;
-    },
-    () => {
-      settled = true;
-    },
-  );
+  const settle = () => {
+    settled = true;
+  };
+  until.then(settle, settle);
   let most = 0;
   try {
     while (!settled) {

@@ -27,7 +27,7 @@ declare module 'fastify' {
     /** The bytes of this answer counted as unsent (plugins/overload.ts): 0 until it is made, and if not counted. */
     unsentAnswerBytes: number;
     /** What this answer's connection owes, when this answer is counted in it (plugins/overload.ts); else null. */
-    owedOn: { answers: number; bytes: number; open: boolean } | null;
+    owedOn: Owed | null;
   }
 }
 

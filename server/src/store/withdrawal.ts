@@ -111,22 +111,11 @@ const turns = new WeakMap<object, Promise<void>>();
  * one connection an instance. How many wait is bounded by the requests in progress (the connection caps and
  * the overload checks bound those), and each waits no longer than it would have for the lock.
  */
-async function inTurn<T>(db: object, work: () => Promise<T>): Promise<T> {
-  const previous = turns.get(db) ?? Promise.resolve();
-  let done = () => {};
-  const mine = new Promise<void>((resolve) => {
-    done = resolve;
-  });
-  turns.set(
-    db,
-    previous.then(() => mine),
-  );
-  await previous;
-  try {
-    return await work();
-  } finally {
-    done();
-  }
+function inTurn<T>(db: object, work: () => Promise<T>): Promise<T> {
+  const turn = (turns.get(db) ?? Promise.resolve()).then(work);
+  const over = () => {};
+  turns.set(db, turn.then(over, over));
+  return turn;
 }
 
 /**
@@ -140,10 +129,11 @@ export async function allocateProxyAddress(
   cap: number,
   now: string,
 ): Promise<Allocation> {
+  const postgres = isPostgres(db);
   const allocate = async () => {
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       try {
-        if (!isPostgres(db)) return await allocateOnce(db, route, derive, cap, now);
+        if (!postgres) return await allocateOnce(db, route, derive, cap, now);
         return await db.transaction().execute(async (trx) => {
           await allocationLock.execute(trx);
           return allocateOnce(trx, route, derive, cap, now);
@@ -156,5 +146,5 @@ export async function allocateProxyAddress(
     }
     throw new Error('proxy address allocation did not settle');
   };
-  return isPostgres(db) ? inTurn(db, allocate) : allocate();
+  return postgres ? inTurn(db, allocate) : allocate();
 }
