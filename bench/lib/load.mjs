@@ -13,10 +13,16 @@
  *
  * config: { targets: [{ url, serverPid?, headers? (over the shared ones) }], path, method?, headers?, body?, bodies?: string[] (cycled, one
  *           per request), connections, overallRate? (requests a second), warmupSeconds, roundSeconds, rounds }
+ *
+ * With `overallRate`, the requests are not autocannon's: they go out evenly spaced, each due at its time
+ * whatever became of the ones before it, and one that waits for a busy connection counts that wait in its
+ * latency (lib/paced-load.mjs; autocannon's own rate sends a second's share as fast as it can, then waits for
+ * the next second).
  */
 import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { quantile } from './common.mjs';
+import { pacedRun } from './paced-load.mjs';
 
 const config = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 
@@ -45,7 +51,40 @@ const requests = bodies
     ]
   : undefined;
 
+/** Requests evenly spaced at `config.overallRate` a second (lib/paced-load.mjs), reported as `run` reports. */
+async function paced(target, seconds, record) {
+  const result = await pacedRun({
+    url: `${target.url}${config.path}`,
+    method: config.method ?? 'GET',
+    headers: { ...(config.headers ?? {}), ...(target.headers ?? {}) },
+    bodyOf: bodies ? () => bodies[next++ % bodies.length] : config.body !== undefined ? () => config.body : undefined,
+    connections: config.connections,
+    rate: config.overallRate,
+    seconds,
+    record,
+    timeoutMs: 10_000,
+  });
+  const { latencies } = result;
+  return {
+    seconds: result.seconds,
+    requests: result.requests,
+    rps: result.requests / result.seconds,
+    ok: result.ok,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    statusCodes: result.statusCodes,
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    mean: latencies.length ? latencies.reduce((s, v) => s + v, 0) / latencies.length : null,
+    mbPerSecond: result.bytes / result.seconds / 1e6,
+    // Found due while every connection was busy: each waited for one, and the wait is in its latency.
+    queued: result.queued,
+  };
+}
+
 function run(target, seconds, record, amount) {
+  if (config.overallRate && !amount) return paced(target, seconds, record);
   const latencies = [];
   const instance = autocannon({
     ...(amount ? { amount } : { duration: seconds }),
@@ -55,8 +94,6 @@ function run(target, seconds, record, amount) {
     ...(config.body !== undefined ? { body: config.body } : {}),
     ...(requests ? { requests } : {}),
     connections: config.connections,
-    // A fixed rate (requests a second, all connections together) instead of as fast as answers come.
-    ...(config.overallRate ? { overallRate: config.overallRate } : {}),
     pipelining: 1,
     timeout: 10,
   });

@@ -12,7 +12,8 @@
  *                           gateway direct, unnamed through PgBouncer
  *   floor direct + headers  the floor direct writing the headers the gateway's answers carry: the same answer
  *
- * Then each target at a fixed rate, half its connection kind's bare floor's req/s (autocannon's overallRate): p99.
+ * Then each target at a fixed rate, half its connection kind's bare floor's req/s, evenly spaced (lib/load.mjs's
+ * overallRate, lib/paced-load.mjs; latencies from when each request was due): p99.
  * Each round also counts the CPU time of the database's backends serving this database (and PgBouncer's),
  * per request. Servers on core 0, the load generator on core 1; PostgreSQL and PgBouncer where the scheduler
  * puts them (as in `npm run bench`).
@@ -67,6 +68,9 @@ const SETTINGS = {
   // Before each round (a target waits while the others take their turns): the pools' connections, closed
   // after 10 s idle (pg's default), open again, and the server back from its idle spell (bench/postgres-floor.md).
   roundWarmupSeconds: 1,
+  // At a fixed rate, longer: the load generator's own process is new each round, and its first seconds
+  // (compiling, its heap growing) are late with answers by some milliseconds (lib/paced-load.mjs).
+  pacedWarmupSeconds: QUICK ? 2 : 3,
   // DATABASE_POOL_SIZE (its default), and the floor's pool: the same.
   poolSize: 10,
   pgbouncerPoolSize: 20,
@@ -236,6 +240,8 @@ function summarize(rounds) {
       requests: r.requests,
       seconds: r.seconds,
       rate: r.rate,
+      // At a fixed rate: requests that found every connection busy (lib/paced-load.mjs).
+      queued: r.queued ?? null,
       serverCpuUsPerRequest: r.serverCpuUsPerRequest,
       dbCpuUsPerRequest: r.dbCpuUsPerRequest,
       poolerCpuUsPerRequest: r.poolerCpuUsPerRequest,
@@ -293,7 +299,7 @@ async function sideBySide(targets, request, rateOf = null) {
       const target = targets[index];
       const round = await runLoad(target, request, {
         seconds: SETTINGS.roundSeconds,
-        warmupSeconds: SETTINGS.roundWarmupSeconds,
+        warmupSeconds: rateOf ? SETTINGS.pacedWarmupSeconds : SETTINGS.roundWarmupSeconds,
         ...(rateOf ? { rate: rateOf(target) } : {}),
       });
       rounds[index].push(round);
