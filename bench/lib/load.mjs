@@ -51,6 +51,15 @@ const requests = bodies
     ]
   : undefined;
 
+/** p50, p99 and mean of a run's latencies (ms, sorted; empty when the run was not recorded). */
+function summaryOf(latencies) {
+  return {
+    p50: quantile(latencies, 0.5),
+    p99: quantile(latencies, 0.99),
+    mean: latencies.length ? latencies.reduce((s, v) => s + v, 0) / latencies.length : null,
+  };
+}
+
 /** Requests evenly spaced at `config.overallRate` a second (lib/paced-load.mjs), reported as `run` reports. */
 async function paced(target, seconds, record) {
   const result = await pacedRun({
@@ -64,7 +73,6 @@ async function paced(target, seconds, record) {
     record,
     timeoutMs: 10_000,
   });
-  const { latencies } = result;
   return {
     seconds: result.seconds,
     requests: result.requests,
@@ -74,9 +82,7 @@ async function paced(target, seconds, record) {
     errors: result.errors,
     timeouts: result.timeouts,
     statusCodes: result.statusCodes,
-    p50: quantile(latencies, 0.5),
-    p99: quantile(latencies, 0.99),
-    mean: latencies.length ? latencies.reduce((s, v) => s + v, 0) / latencies.length : null,
+    ...summaryOf(result.latencies),
     mbPerSecond: result.bytes / result.seconds / 1e6,
     // Found due while every connection was busy: each waited for one, and the wait is in its latency.
     queued: result.queued,
@@ -114,9 +120,7 @@ function run(target, seconds, record, amount) {
       errors: result.errors,
       timeouts: result.timeouts,
       statusCodes: Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([k, v]) => [k, v.count])),
-      p50: quantile(latencies, 0.5),
-      p99: quantile(latencies, 0.99),
-      mean: latencies.length ? latencies.reduce((s, v) => s + v, 0) / latencies.length : null,
+      ...summaryOf(latencies),
       mbPerSecond: result.throughput.average / 1e6,
     };
   });

@@ -23,6 +23,7 @@
 import net from 'node:net';
 
 const HEAD_END = Buffer.from('\r\n\r\n');
+const NOTHING = Buffer.alloc(0);
 
 /**
  * `rate` requests a second for `seconds`, then waits for the last answer. Resolves with what lib/load.mjs
@@ -94,7 +95,8 @@ export async function pacedRun({
         busy: false,
         status: 0,
         remaining: -1,
-        headBytes: [],
+        /** The part of an answer's head read so far, when it came in pieces. */
+        head: NOTHING,
       };
       const done = () => {
         const status = connection.status;
@@ -112,13 +114,20 @@ export async function pacedRun({
         let at = 0;
         while (at < length) {
           if (connection.remaining < 0) {
-            // The answer's head: up to the blank line (a head arrives in one read but for a rare split).
-            const ended = buffer.subarray(0, length).indexOf(HEAD_END, at);
-            const stop = ended < 0 ? length : ended + HEAD_END.length;
-            connection.headBytes.push(Buffer.from(buffer.subarray(at, stop)));
-            if (ended < 0) return;
-            const text = Buffer.concat(connection.headBytes).toString('latin1');
-            connection.headBytes = [];
+            // The answer's head, up to its blank line: searched in what came of it so far, since a head may
+            // arrive in pieces and its blank line split between them.
+            const before = connection.head.length;
+            const piece = buffer.subarray(at, length);
+            const joined = before === 0 ? piece : Buffer.concat([connection.head, piece]);
+            const ended = joined.indexOf(HEAD_END, Math.max(0, before - HEAD_END.length + 1));
+            if (ended < 0) {
+              connection.head = Buffer.from(joined); // `buffer` is read into again
+              result.bytes += length - at;
+              return;
+            }
+            const headLength = ended + HEAD_END.length;
+            const text = joined.toString('latin1', 0, headLength);
+            connection.head = NOTHING;
             connection.status = Number(text.slice(9, 12));
             const declared = /\r\ncontent-length: *(\d+)/i.exec(text);
             if (!declared) {
@@ -126,6 +135,7 @@ export async function pacedRun({
               return;
             }
             connection.remaining = Number(declared[1]);
+            const stop = at + headLength - before;
             result.bytes += stop - at;
             at = stop;
           }

@@ -4,7 +4,7 @@
  * not only to those in flight.
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pacedRun } from '../../bench/lib/paced-load.mjs';
 
@@ -66,6 +66,31 @@ describe('bench/lib/paced-load.mjs', () => {
     // Counted only from its send, as a generator that sends on a free connection counts, the ten in flight.
     expect(slow.length).toBeGreaterThanOrEqual(40);
     expect(result.latencies.at(-1)).toBeGreaterThanOrEqual(250);
+  });
+
+  it('reads an answer whose head comes in pieces, its blank line split between them', async () => {
+    // A raw server: each answer's head in three writes, 5 ms apart, the blank line's \r\n\r\n cut after its
+    // first byte and again after its second (a 64 KB read can end anywhere; here the cut is forced).
+    const pieces = ['HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 2\r', '\n', '\r\nok'];
+    const server = net.createServer((socket) => {
+      socket.setNoDelay(true);
+      socket.on('data', async () => {
+        for (const [index, piece] of pieces.entries()) {
+          if (index > 0) await new Promise((wait) => setTimeout(wait, 5));
+          socket.write(piece);
+        }
+      });
+    });
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/x`;
+      const result = await pacedRun({ url, connections: 2, rate: 50, seconds: 1, record: true, timeoutMs: 2_000 });
+      expect(result).toMatchObject({ requests: 50, ok: 50, errors: 0, timeouts: 0, statusCodes: { 200: 50 } });
+      // Every byte of every answer counted once: the head's 3 pieces and the body.
+      expect(result.bytes).toBe(50 * pieces.join('').length);
+    } finally {
+      await new Promise((done) => server.close(done));
+    }
   });
 
   it('fails the run on an answer it cannot frame (no Content-Length)', async () => {
