@@ -12,7 +12,7 @@
  * on stdout: `{ targets: [{ warmup, rounds }], window }`, in the order of `targets`.
  *
  * config: { targets: [{ url, serverPid?, headers? (over the shared ones) }], path, method?, headers?, body?, bodies?: string[] (cycled, one
- *           per request), connections, overallRate? (requests a second), warmupSeconds, roundSeconds, rounds }
+ *           per request), connections, overallRate? (requests a second), slowMs? (with overallRate: report slower requests as stalls), warmupSeconds, roundSeconds, rounds }
  *
  * With `overallRate`, the requests are not autocannon's: they go out evenly spaced, each due at its time
  * whatever became of the ones before it, and one that waits for a busy connection counts that wait in its
@@ -72,6 +72,7 @@ async function paced(target, seconds, record) {
     seconds,
     record,
     timeoutMs: 10_000,
+    slowMs: config.slowMs,
   });
   return {
     seconds: result.seconds,
@@ -86,6 +87,9 @@ async function paced(target, seconds, record) {
     mbPerSecond: result.bytes / result.seconds / 1e6,
     // Found due while every connection was busy: each waited for one, and the wait is in its latency.
     queued: result.queued,
+    startedAt: result.startedAt,
+    // With `slowMs`: the requests slower than that, due close together, as stalls (when, how many, how long).
+    stalls: result.stalls,
   };
 }
 

@@ -12,6 +12,16 @@ export interface PacedRunOptions {
   /** Whether to keep each request's latency. */
   record: boolean;
   timeoutMs: number;
+  /** With `record`: requests slower than this (ms) reported as `stalls`. */
+  slowMs?: number;
+}
+export interface Stall {
+  /** When its first request came due, in ms after the run's start. */
+  atMs: number;
+  requests: number;
+  maxMs: number;
+  /** From its first request due to its last answer. */
+  spanMs: number;
 }
 export interface PacedRunResult {
   requests: number;
@@ -26,5 +36,9 @@ export interface PacedRunResult {
   /** Milliseconds, sorted, from when each request was found due to its answer's last byte. */
   latencies: number[];
   seconds: number;
+  /** When the first request came due, in ms since the epoch. */
+  startedAt: number;
+  /** Slow requests due within 50 ms of each other, together; null without `slowMs`. */
+  stalls: Stall[] | null;
 }
 export function pacedRun(options: PacedRunOptions): Promise<PacedRunResult>;

@@ -26,9 +26,30 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 const NOTHING = Buffer.alloc(0);
 
 /**
+ * The slow requests of a run as stalls: those due within 50 ms of the one before, together. Each: when its
+ * first request came due (ms after the run's start), how many, the longest latency, and from its first
+ * request due to its last answer (ms).
+ */
+function stallsOf(slow) {
+  const stalls = [];
+  for (const [due, latency] of slow.sort((a, b) => a[0] - b[0])) {
+    const last = stalls.at(-1);
+    if (last && due - last.lastDueMs < 50) {
+      last.requests += 1;
+      last.maxMs = Math.max(last.maxMs, latency);
+      last.lastDueMs = due;
+      last.untilMs = Math.max(last.untilMs, due + latency);
+    } else stalls.push({ atMs: due, requests: 1, maxMs: latency, lastDueMs: due, untilMs: due + latency });
+  }
+  return stalls.map(({ atMs, requests, maxMs, untilMs }) => ({ atMs, requests, maxMs, spanMs: untilMs - atMs }));
+}
+
+/**
  * `rate` requests a second for `seconds`, then waits for the last answer. Resolves with what lib/load.mjs
- * reports of a run: its requests, statuses, latencies (ms, sorted, when `record`), bytes, and how many
- * waited for a connection (`queued`). The connections are opened before the clock starts.
+ * reports of a run: its requests, statuses, latencies (ms, sorted, when `record`), bytes, how many
+ * waited for a connection (`queued`), when it started (`startedAt`, ms since the epoch) and, with `slowMs`
+ * and `record`, its requests slower than that as `stalls` (`stallsOf`): when each stall began, to set beside
+ * what else happened on the machine then (a checkpoint in PostgreSQL's log, a collection in a server's). The connections are opened before the clock starts.
  */
 export async function pacedRun({
   url,
@@ -40,6 +61,7 @@ export async function pacedRun({
   seconds,
   record,
   timeoutMs,
+  slowMs,
 }) {
   const target = new URL(url);
   const head = [
@@ -56,6 +78,8 @@ export async function pacedRun({
   const total = Math.max(1, Math.round(rate * seconds));
   const interval = 1000 / rate;
   const latencies = [];
+  /** [when it came due (ms after the start), its latency] of each request slower than `slowMs`. */
+  const slow = [];
   const statusCodes = {};
   const result = { requests: 0, ok: 0, non2xx: 0, errors: 0, timeouts: 0, bytes: 0, queued: 0 };
   /** Connections free for a request, in the order they became free. */
@@ -102,7 +126,11 @@ export async function pacedRun({
         const status = connection.status;
         connection.busy = false;
         connection.remaining = -1;
-        if (record) latencies.push(performance.now() - connection.from);
+        const latency = performance.now() - connection.from;
+        if (record) {
+          latencies.push(latency);
+          if (slowMs !== undefined && latency > slowMs) slow.push([connection.from - start, latency]);
+        }
         result.requests += 1;
         statusCodes[status] = (statusCodes[status] ?? 0) + 1;
         if (status >= 200 && status < 300) result.ok += 1;
@@ -231,5 +259,12 @@ export async function pacedRun({
   for (const connection of open) connection.socket.destroy();
   if (failure) throw failure;
   latencies.sort((a, b) => a - b);
-  return { ...result, statusCodes, latencies, seconds: (end - start) / 1000 };
+  return {
+    ...result,
+    statusCodes,
+    latencies,
+    seconds: (end - start) / 1000,
+    startedAt: performance.timeOrigin + start,
+    stalls: slowMs === undefined ? null : stallsOf(slow),
+  };
 }

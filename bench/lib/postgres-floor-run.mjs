@@ -176,7 +176,7 @@ async function runLoad(target, request, { seconds, warmupSeconds = 0, rounds = 1
       method: 'GET',
       headers: {},
       connections: SETTINGS.connections,
-      ...(rate ? { overallRate: rate } : {}),
+      ...(rate ? { overallRate: rate, slowMs: GOALS.p99Ms } : {}),
       warmupSeconds,
       roundSeconds: seconds,
       rounds,
@@ -242,6 +242,10 @@ function summarize(rounds) {
       rate: r.rate,
       // At a fixed rate: requests that found every connection busy (lib/paced-load.mjs).
       queued: r.queued ?? null,
+      // And when it began (ms since the epoch), and its requests over the p99 goal, as stalls: when (ms
+      // after the start), how many, the longest, how long (lib/paced-load.mjs).
+      startedAt: r.startedAt ?? null,
+      stalls: r.stalls ?? null,
       serverCpuUsPerRequest: r.serverCpuUsPerRequest,
       dbCpuUsPerRequest: r.dbCpuUsPerRequest,
       poolerCpuUsPerRequest: r.poolerCpuUsPerRequest,

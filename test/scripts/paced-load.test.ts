@@ -58,7 +58,15 @@ describe('bench/lib/paced-load.mjs', () => {
       if (wait > 0) setTimeout(answer, wait);
       else answer();
     });
-    const result = await pacedRun({ url, connections: 10, rate: 200, seconds: 2, record: true, timeoutMs: 10_000 });
+    const result = await pacedRun({
+      url,
+      connections: 10,
+      rate: 200,
+      seconds: 2,
+      record: true,
+      timeoutMs: 10_000,
+      slowMs: 100,
+    });
     expect(result.requests).toBe(400);
     // 60 requests come due during the stall: 10 take the connections, the other 50 wait for one.
     expect(result.queued).toBeGreaterThanOrEqual(40);
@@ -66,6 +74,17 @@ describe('bench/lib/paced-load.mjs', () => {
     // Counted only from its send, as a generator that sends on a free connection counts, the ten in flight.
     expect(slow.length).toBeGreaterThanOrEqual(40);
     expect(result.latencies.at(-1)).toBeGreaterThanOrEqual(250);
+    // Reported as one stall, beginning with the 100th request (due 495 ms after the first).
+    const stalls = result.stalls ?? [];
+    expect(stalls.reduce((sum, stall) => sum + stall.requests, 0)).toBe(slow.length);
+    const longest = stalls.reduce<(typeof stalls)[number] | undefined>(
+      (a, b) => (a && a.requests >= b.requests ? a : b),
+      undefined,
+    );
+    expect(longest?.requests).toBeGreaterThanOrEqual(40);
+    expect(longest?.atMs).toBeGreaterThan(400);
+    expect(longest?.atMs).toBeLessThan(600);
+    expect(longest?.maxMs).toBeGreaterThanOrEqual(250);
   });
 
   it('reads an answer whose head comes in pieces, its blank line split between them', async () => {
