@@ -11,8 +11,10 @@
  * shared machine, since time the server spends waiting for its core does not count. Prints one JSON object
  * on stdout: `{ targets: [{ warmup, rounds }], window }`, in the order of `targets`.
  *
- * config: { targets: [{ url, serverPid?, headers? (over the shared ones) }], path, method?, headers?, body?, bodies?: string[] (cycled, one
- *           per request), connections, overallRate? (requests a second), slowMs? (with overallRate: report slower requests as stalls), warmupSeconds, roundSeconds, rounds }
+ * config: { targets: [{ url, serverPid?, headers? (over the shared ones) }], path, method?, headers?, body?,
+ *           bodies?: string[] (cycled, one per request), connections, overallRate? (requests a second),
+ *           slowMs? (with overallRate: requests slower than this reported as stalls), warmupSeconds,
+ *           roundSeconds, rounds }
  *
  * With `overallRate`, the requests are not autocannon's: they go out evenly spaced, each due at its time
  * whatever became of the ones before it, and one that waits for a busy connection counts that wait in its

@@ -49,7 +49,8 @@ function stallsOf(slow) {
  * reports of a run: its requests, statuses, latencies (ms, sorted, when `record`), bytes, how many
  * waited for a connection (`queued`), when it started (`startedAt`, ms since the epoch) and, with `slowMs`
  * and `record`, its requests slower than that as `stalls` (`stallsOf`): when each stall began, to set beside
- * what else happened on the machine then (a checkpoint in PostgreSQL's log, a collection in a server's). The connections are opened before the clock starts.
+ * what else happened on the machine then (a checkpoint in PostgreSQL's log, a collection in a server's).
+ * The connections are opened before the clock starts.
  */
 export async function pacedRun({
   url,
