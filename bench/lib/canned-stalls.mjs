@@ -8,10 +8,10 @@
  * server's start), how many requests, the longest.
  *
  *   taskset -c 1 node_modules/.bin/node bench/lib/canned-stalls.mjs [gateway|floor] [--cores 0|0,1]
- *                                                                   [--rate 2000] [--seconds 15]
+ *                                         [--rate 2000] [--seconds 15] [--node-args='--v8-pool-size=1']
  *
  * `--cores 0`: the server alone on core 0, its V8 helper threads with it; `0,1`: the second core too, which
- * it shares with this generator.
+ * it shares with this generator. `--node-args`: more Node flags for the server, before those above.
  */
 import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -26,6 +26,7 @@ const { values, positionals } = parseArgs({
     cores: { type: 'string', default: '0' },
     rate: { type: 'string', default: '2000' },
     seconds: { type: 'string', default: '15' },
+    'node-args': { type: 'string', default: '' },
   },
 });
 const mode = positionals[0] ?? 'gateway';
@@ -38,7 +39,12 @@ const server = await startService(mode, [path.join(BENCH, 'lib/canned-reads.mjs'
   port,
   core: values.cores,
   // npm start's flags, and `serve`'s own --heap-growing-percent=100 (server/src/lib/heap.ts).
-  nodeArgs: ['--max-old-space-size=160', '--max-semi-space-size=16', '--heap-growing-percent=100'],
+  nodeArgs: [
+    ...values['node-args'].split(' ').filter(Boolean),
+    '--max-old-space-size=160',
+    '--max-semi-space-size=16',
+    '--heap-growing-percent=100',
+  ],
 });
 try {
   const { token } = JSON.parse(readFileSync(out, 'utf8'));
@@ -54,7 +60,7 @@ try {
   });
   const ms = (v) => (v === null ? '-' : v.toFixed(1));
   console.log(
-    `${mode} on cores ${values.cores}, ${values.rate}/s for ${values.seconds} s: ${run.ok} of ${run.requests} ok, p50 ${ms(quantile(run.latencies, 0.5))} p99 ${ms(quantile(run.latencies, 0.99))} max ${ms(run.latencies.at(-1) ?? null)} ms`,
+    `${[mode, values['node-args']].filter(Boolean).join(' ')} on cores ${values.cores}, ${values.rate}/s for ${values.seconds} s: ${run.ok} of ${run.requests} ok, p50 ${ms(quantile(run.latencies, 0.5))} p99 ${ms(quantile(run.latencies, 0.99))} max ${ms(run.latencies.at(-1) ?? null)} ms`,
   );
   for (const stall of run.stalls ?? []) {
     const at = (run.startedAt + stall.atMs - startedAt) / 1000;

@@ -23,7 +23,8 @@
  *                                                  [--server-node-args=FLAGS] [--also-node-args='FLAGS|FLAGS']
  *
  * --also-node-args: one more direct gateway for each set of Node flags, beside the one run with
- * --server-node-args (`npm start`'s heap flags by default): heap settings compared in one run.
+ * --server-node-args (`npm start`'s heap flags by default): heap settings compared in one run. The floors take
+ * the heap V8 chooses, and of --server-node-args only a `--v8-pool-size` (the helper threads sharing the core).
  *
  * PostgreSQL: BENCH_DATABASE_URL (else TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test); a
  * database `bench_floor_<random>` is created and dropped. Results: bench/results/<date>-postgres-floor.json.
@@ -351,12 +352,15 @@ async function startFloor(label, kind, url, named, routes, gatewayHeaders = fals
   const file = path.join(tmpRoot, `floor-${kind}${gatewayHeaders ? '-headers' : ''}.json`);
   writeFileSync(file, JSON.stringify({ url, poolSize: SETTINGS.poolSize, named, routes, gatewayHeaders }));
   const port = await freePort();
+  // The gateways' V8 thread pool (a CPU setting, docs/deployment.md "CPU for the tail"), not their heap's.
+  const nodeArgs = SERVER_NODE_ARGS.filter((arg) => arg.startsWith('--v8-pool-size'));
   const service = await startService(label, [path.join(BENCH, 'lib/pg-floor.mjs'), file, String(port)], {
     port,
     core: 0,
+    nodeArgs,
   });
   running.add(service);
-  return Object.assign(service, { label, kind, gatewayHeaders });
+  return Object.assign(service, { label, kind, gatewayHeaders, nodeArgs });
 }
 
 /** The names of the headers a target answers `request` with, but those every server sends (Date and the connection's). */
