@@ -235,10 +235,10 @@ function summarize(rounds) {
     // At a fixed rate: the share of all its rounds' requests answered later than the p99 goal (in a stall of
     // lib/paced-load.mjs), less moved than a p99 by one long stall more or less in a run.
     overGoal: rounds.every((r) => Array.isArray(r.stalls))
-      ? rounds.reduce((s, r) => s + r.stalls.reduce((n, stall) => n + stall.requests, 0), 0) /
+      ? rounds.flatMap((r) => r.stalls).reduce((n, stall) => n + stall.requests, 0) /
         Math.max(
           1,
-          rounds.reduce((s, r) => s + r.requests, 0),
+          rounds.reduce((n, r) => n + r.requests, 0),
         )
       : null,
     errors: rounds.reduce((s, r) => s + r.errors + r.timeouts, 0),
