@@ -27,7 +27,8 @@ export interface paths {
          *     last. Presented again within 30 seconds of when it was spent (the reuse grace; the operator's
          *     `REFRESH_REUSE_GRACE_SECONDS`, 0 to 300), a spent token is exchanged for another new pair of the same
          *     sign-in, and the refresh token that was live until then is spent at that moment (the branch the replay
-         *     supersedes): the browser tabs of a site share one session through a storage whose writes reach the
+         *     supersedes; a sign-in remembers the last 16 tokens spent within the grace, and one spent before those is
+         *     a reuse as below): the browser tabs of a site share one session through a storage whose writes reach the
          *     other tabs late, so a tab may present the token another tab has just spent, and two tabs may refresh at
          *     once; the tab that refreshed last holds the live pair, which the tabs read from their storage next. A
          *     spent token presented past the grace, whether spent by its own exchange or superseded by a replay,

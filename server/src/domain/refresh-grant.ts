@@ -152,11 +152,13 @@ async function refreshSignIn(
     const signIn = await signInOfToken(store, token);
     if (!signIn || signIn.revokedAt !== null || signIn.generation === null) throw refused();
     const claims = claimsOf(signIn.claims as string, signIn.account);
+    // Another client's token, live or spent, is refused and left as it was: no reuse is told from it.
+    if (claims.cid !== clientId) throw refused();
     const live = token.generation === signIn.generation && secretHash === signIn.tokenHash;
     // Spent: by a concurrent request (read again after its write), or before.
     const spent = signIn.spent.find((s) => s.generation === token.generation && s.hash === secretHash);
     const expiresAt = live ? signIn.tokenExpiresAt : spent?.expiresAt;
-    const usable = claims.cid === clientId && expiresAt !== undefined && expiresAt !== null && expiresAt > iso(now);
+    const usable = expiresAt !== undefined && expiresAt !== null && expiresAt > iso(now);
     if (live && !usable) throw refused();
     const withinGrace =
       spent !== undefined &&
@@ -192,7 +194,8 @@ async function refreshLegacy(
     const signIn = stored && (await readSignIn(store.db, stored.familyId));
     if (!stored || !signIn || signIn.revokedAt !== null) throw refused();
     const claims = JSON.parse(stored.claims) as IssuedClaims;
-    const usable = claims.cid === clientId && stored.expiresAt > iso(now);
+    if (claims.cid !== clientId) throw refused();
+    const usable = stored.expiresAt > iso(now);
     if (stored.usedAt === null && !usable) throw refused();
     const withinGrace =
       stored.usedAt === null ||

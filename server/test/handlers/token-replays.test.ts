@@ -82,6 +82,19 @@ describe.each(DATABASES)('refresh token replays on %s', (kind) => {
     expect(codeOf(await movements(t.app, next.access_token))).toBe(10000);
   });
 
+  it('within the grace, a token spent before the last 16 spent is a reuse: the sign-in is revoked', async () => {
+    const first = await signIn(t.app, newLedgerUser(), seconds() + 3600);
+    await pairOf(await refresh(t.app, first.refresh_token));
+    // Each replay spends the token live until then: after 16 of them, the first is no longer remembered.
+    let last: Pair | undefined;
+    for (let i = 0; i < 15; i++) last = await pairOf(await refresh(t.app, first.refresh_token));
+    const kept = await pairOf(await refresh(other, first.refresh_token));
+    expect(codeOf(await refresh(t.app, first.refresh_token))).toBe(11308);
+    expect(codeOf(await refresh(t.app, kept.refresh_token)), 'the reuse revoked the sign-in').toBe(11308);
+    // Refused at once by the instance that revoked it (the others within 5 s: the `bearer` scheme).
+    expect(codeOf(await movements(t.app, (last as Pair).access_token))).toBe(10000);
+  });
+
   it('a replay within the grace does not fork the sign-in: the branch it superseded, used past the grace, revokes it', async () => {
     for (const ownerFirst of [true, false]) {
       const first = await signIn(t.app, newLedgerUser(), seconds() + 3600);
@@ -163,10 +176,22 @@ describe.each(DATABASES)('refresh token replays on %s', (kind) => {
     expect((await movements(t.app, again.access_token)).statusCode).toBe(200);
   });
 
-  it('within the grace, a spent token presented with another client id is refused', async () => {
+  it('a spent token presented with another client id is refused and left as it was, within the grace and past it', async () => {
     const first = await signIn(t.app, newLedgerUser(), seconds() + 3600);
-    await pairOf(await refresh(t.app, first.refresh_token));
+    const rotated = await pairOf(await refresh(t.app, first.refresh_token));
     expect(codeOf(await refresh(t.app, first.refresh_token, 'wx.network'))).toBe(11308);
+    // Nothing was revoked: the live pair works, and the spent token still replays with its own client.
+    expect((await movements(other, rotated.access_token)).statusCode).toBe(200);
+    const replayed = await pairOf(await refresh(other, first.refresh_token));
+    clock.ms += (GRACE + 1) * 1000;
+    // Past the grace, another client's reuse is refused too and revokes nothing; the owner's refresh works.
+    expect(codeOf(await refresh(t.app, first.refresh_token, 'wx.network'))).toBe(11308);
+    expect(codeOf(await refresh(t.app, rotated.refresh_token, 'wx.network'))).toBe(11308);
+    const next = await pairOf(await refresh(other, replayed.refresh_token));
+    expect((await movements(t.app, next.access_token)).statusCode).toBe(200);
+    // The token's own client presenting it past the grace is a reuse, as before.
+    expect(codeOf(await refresh(t.app, first.refresh_token))).toBe(11308);
+    expect(codeOf(await refresh(t.app, next.refresh_token))).toBe(11308);
   });
 
   it('concurrent refreshes of one token within the grace (two instances): every one gets a pair of the sign-in', async () => {

@@ -23,11 +23,11 @@ describe.each(DATABASES)('refresh tokens in storage on %s', (kind) => {
   });
   afterAll(() => t?.close());
 
-  const refresh = (token: string) =>
+  const refresh = (token: string, clientId = 'waves.exchange') =>
     postToken(t.app, {
       grant_type: 'refresh_token',
       scope: 'general',
-      client_id: 'waves.exchange',
+      client_id: clientId,
       refresh_token: token,
     });
   async function pairOf(token: string) {
@@ -137,6 +137,21 @@ describe.each(DATABASES)('refresh tokens in storage on %s', (kind) => {
     const live = await legacySignIn(account);
     clock.ms += (t.config.refreshTokenTtl + 1) * 1000;
     expect(codeOf(await refresh(live.token))).toBe(11308);
+  });
+
+  it('a token of the old form presented with another client id is refused and left as it was, spent or not', async () => {
+    const account = newLedgerUser().address;
+    const spent = await legacySignIn(account, { usedAt: new Date(clock.ms - 3_600_000).toISOString() });
+    const live = await legacySignIn(account);
+    expect(codeOf(await refresh(spent.token, 'wx.network'))).toBe(11308);
+    expect(codeOf(await refresh(live.token, 'wx.network'))).toBe(11308);
+    const revoked = await t.store.db
+      .selectFrom('token_families')
+      .select('revoked_at')
+      .where('id', 'in', [spent.familyId, live.familyId])
+      .execute();
+    expect(revoked.map((family) => family.revoked_at)).toEqual([null, null]);
+    await pairOf(live.token);
   });
 
   it('a token of the new form is not of the old form, so the previous release refuses it as unknown', async () => {
