@@ -116,11 +116,19 @@ function collectOperations(doc) {
         .map((p) => resolveRef(doc, p))
         .filter((p) => p.in === 'query' && resolveRef(doc, p.schema ?? {}).default !== undefined)
         .map((p) => p.name);
-      // Parameters the validator coerces to numbers (a coerced "Infinity" passes it: the server checks them).
-      const numericParameters = [...(item.parameters ?? []), ...(op.parameters ?? [])]
+      // Query parameters the validator coerces to integers from any text JavaScript reads as a number: the
+      // server checks them as written (server/src/routes.ts). Only integers in the query are checked there.
+      const numeric = [...(item.parameters ?? []), ...(op.parameters ?? [])]
         .map((p) => resolveRef(doc, p))
-        .filter((p) => ['integer', 'number'].includes(resolveRef(doc, p.schema ?? {}).type))
-        .map((p) => p.name);
+        .filter((p) => ['integer', 'number'].includes(resolveRef(doc, p.schema ?? {}).type));
+      for (const p of numeric) {
+        if (p.in !== 'query' || resolveRef(doc, p.schema).type !== 'integer') {
+          throw new Error(
+            `${op.operationId}: parameter ${p.name} (${p.in}) is a number the server does not check as written`,
+          );
+        }
+      }
+      const integerQueryParameters = numeric.map((p) => p.name);
       // Parameters still accepted but deprecated (credentials in the token endpoint's query string): the server
       // counts the requests that send one. A path parameter is in every request: it cannot be deprecated.
       const deprecatedParameters = [...(item.parameters ?? []), ...(op.parameters ?? [])]
@@ -161,7 +169,7 @@ function collectOperations(doc) {
         bodyContentTypes: bodyTypes,
         responseContentTypes: responseTypes,
         queryDefaults,
-        numericParameters,
+        integerQueryParameters,
         deprecatedParameters,
         noStore: security.length > 0 || documentsCacheControl,
         rateLimited: op['x-rate-limited'] === true,
@@ -225,7 +233,7 @@ function operationsModule(operations) {
         `bodyContentTypes: ${JSON.stringify(o.bodyContentTypes)}`,
         `responseContentTypes: ${JSON.stringify(o.responseContentTypes)}`,
         `queryDefaults: ${JSON.stringify(o.queryDefaults)}`,
-        `numericParameters: ${JSON.stringify(o.numericParameters)}`,
+        `integerQueryParameters: ${JSON.stringify(o.integerQueryParameters)}`,
         `deprecatedParameters: ${JSON.stringify(o.deprecatedParameters)}`,
         `noStore: ${o.noStore}`,
         `rateLimited: ${o.rateLimited}`,

@@ -24,8 +24,8 @@ export interface OperationMeta {
   readonly responseContentTypes: readonly string[];
   /** Query parameters that have a default in the spec (present in every validated request). */
   readonly queryDefaults: readonly string[];
-  /** Parameters (path or query) whose schema is a number or an integer. */
-  readonly numericParameters: readonly string[];
+  /** Query parameters whose schema is an integer (checked as written: decimal digits). */
+  readonly integerQueryParameters: readonly string[];
   /** Parameters still accepted but `deprecated` in the spec: the requests that send one are counted. */
   readonly deprecatedParameters: readonly { readonly in: 'query' | 'header'; readonly name: string }[];
   /** Its answers carry `Cache-Control: no-store` (it is protected, or its responses document the header). */

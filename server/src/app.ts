@@ -152,8 +152,9 @@ export async function buildApp(config: Config, options: AppOptions = {}): Promis
     );
     done();
   });
-  await docs(app, specification);
+  // Before every route, the reference's included: a route keeps the handlers in force when it is added.
   errorHandling(app, services);
+  await docs(app, specification);
 
   // Every request has the property from the start (one object shape for all requests, signed in or not:
   // a property added by the bearer check made two, and every hook that reads a request saw both).

@@ -125,6 +125,10 @@ export function toApiError(error: FastifyError & { errors?: unknown[] }, request
   if (error.statusCode === 400) return new ApiError('invalid_parameter', 'The request is invalid');
   // A plugin refusing a path (the reference page's static files) is, for the API, a path with nothing at it.
   if (error.statusCode === 403 || error.statusCode === 404) return new ApiError('route_not_found');
+  // Any other refusal of a plugin is the client's request, not a failure of ours: never a 500 to log.
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+    return new ApiError('invalid_parameter', 'The request is invalid');
+  }
   return new ApiError('internal_error', 'Internal server error');
 }
 

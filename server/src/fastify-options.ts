@@ -5,12 +5,14 @@
  */
 
 import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { SerializerSelector } from '@fastify/fast-json-stringify-compiler';
 import type { FastifyError, FastifyHttpOptions, FastifyReply, FastifyRequest } from 'fastify';
 import { LogController } from 'fastify';
 import type { Config } from './config.js';
 import { errorBody } from './errors.js';
 import { logsRequests } from './plugins/observability.js';
+import { API_HEADERS } from './plugins/security-headers.js';
 
 /** The body limit the spec states (16 KiB). */
 export const BODY_LIMIT = 16 * 1024;
@@ -87,6 +89,41 @@ function clientErrorAnswer(code: string | undefined, headersTimeoutMs: number): 
   }
 }
 
+/** The security headers of every API answer, as lines of a head written by hand. */
+const API_HEADER_LINES = Object.entries(API_HEADERS)
+  .map(([name, value]) => `${name}: ${value}\r\n`)
+  .join('');
+
+type Answer = NodeJS.EventEmitter & {
+  writableFinished?: boolean;
+  headersSent?: boolean;
+  req?: { complete?: boolean };
+};
+const inFlightOn = (socket: Duplex) => (socket as unknown as { _httpMessage?: Answer | null })._httpMessage;
+
+/**
+ * Calls `then` once no answer to a request received whole is being written on `socket` (Node's
+ * `_httpMessage`: the answer in flight, then each pipelined one queued behind it, in turn), or the
+ * connection is gone. An answer to the request still being received (its body cut off, or too slow) is not
+ * waited for: that request is the one refused.
+ */
+function afterAnswersInFlight(socket: Duplex, then: () => void): void {
+  const inFlight = inFlightOn(socket);
+  if (!inFlight || inFlight.writableFinished || inFlight.req?.complete === false) {
+    then();
+    return;
+  }
+  let done = false;
+  const next = () => {
+    if (done) return;
+    done = true;
+    afterAnswersInFlight(socket, then);
+  };
+  // Node's own listener, added when the answer was made, has handed the socket to the next one by then.
+  inFlight.once('finish', next);
+  inFlight.once('close', next);
+}
+
 /** Fastify's own serializer factory (fast-json-stringify), as Fastify builds it when given none. */
 const serializers = SerializerSelector();
 
@@ -110,6 +147,7 @@ export const lazySerializers: typeof serializers = (externalSchemas, options) =>
 export function fastifyOptions(config: Config, instanceId: string, logStream?: LogStream): FastifyHttpOptions<Server> {
   // The level is the configuration's for the process's life: whether request lines are written is known now.
   const perRequestLogger = logsRequests(config.logLevel);
+  const genReqId = requestIds(instanceId, config.trustProxyHops > 0);
   return {
     bodyLimit: BODY_LIMIT,
     schemaController: { compilersFactory: { buildSerializer: lazySerializers } },
@@ -125,7 +163,7 @@ export function fastifyOptions(config: Config, instanceId: string, logStream?: L
       },
     },
     requestIdHeader: false,
-    genReqId: requestIds(instanceId, config.trustProxyHops > 0),
+    genReqId,
     // Every request line is logged once, by the observability hook.
     logController: new LogController({ disableRequestLogging: true }),
     // A per-request child logger (with the request id) only when request lines are logged at all; error
@@ -135,31 +173,40 @@ export function fastifyOptions(config: Config, instanceId: string, logStream?: L
     routerOptions: { maxParamLength: 256 },
     // URLs the router cannot read (bad percent-encoding, a path parameter longer than any the spec allows)
     // are answered in the spec's error body like any other invalid request.
-    frameworkErrors: (error: FastifyError, _request: FastifyRequest, reply: FastifyReply) => {
+    // They run before any hook: the headers every answer carries are set here too.
+    frameworkErrors: (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
       const message =
         error.code === 'FST_ERR_MAX_PARAM_LENGTH'
           ? 'A path parameter is longer than any the API accepts'
           : 'The URL is not valid';
-      reply.code(400).send(errorBody('invalid_parameter', message));
+      reply
+        .code(400)
+        .headers(API_HEADERS)
+        .header('x-request-id', request.id)
+        .send(errorBody('invalid_parameter', message));
     },
     // Requests Node's HTTP parser refuses, and requests that arrive too slowly, never reach Fastify: answer
-    // them in the error body too.
+    // them in the error body too, with the headers of every answer, and close the connection. After the
+    // answers to the requests pipelined before it (Node's own rule writes at once, so that the client took
+    // the refusal for the answer to an earlier request, whose own answer was lost).
     clientErrorHandler: (error, socket) => {
-      // An answer already begun on this connection (Node's own rule): another would corrupt it.
-      const inFlight = (socket as unknown as { _httpMessage?: { headersSent?: boolean } })._httpMessage;
-      if (!socket.writable || inFlight?.headersSent) {
-        socket.destroy(error);
-        return;
-      }
       const [status, body] = clientErrorAnswer(error.code, config.headersTimeoutMs);
       // An answer to HEAD has no body (its length is still given). Node passes the unparsed bytes.
       const raw: unknown = error.rawPacket;
       const head = Buffer.isBuffer(raw) && raw.toString('latin1', 0, 5) === 'HEAD ';
       const text = JSON.stringify(body);
-      socket.end(
-        `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-          `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${head ? '' : text}`,
-      );
+      afterAnswersInFlight(socket, () => {
+        // An answer already begun on this connection (to the request refused): another would corrupt it.
+        if (!socket.writable || inFlightOn(socket)?.headersSent) {
+          socket.destroy(error);
+          return;
+        }
+        socket.end(
+          `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+            `Content-Length: ${Buffer.byteLength(text)}\r\n${API_HEADER_LINES}` +
+            `x-request-id: ${genReqId({ headers: {} })}\r\nConnection: close\r\n\r\n${head ? '' : text}`,
+        );
+      });
     },
     // Connection timeouts (the caps and the idle timeout of a new connection are plugins/connections.ts):
     // a request's headers within HEADERS_TIMEOUT_MS, the whole request within 30 s (both checked every

@@ -14,6 +14,7 @@ import { ApiError } from './errors.js';
 import { addressKey } from './lib/connection-caps.js';
 import { JsonText } from './lib/json-text.js';
 import { ownCopy } from './lib/own-copy.js';
+import { decimalIntegers } from './plugins/integer-parameters.js';
 import { bodyContentTypes, bodyOf } from './plugins/negotiation.js';
 import { ownSecurityCheck, type SecurityCheck, type SecurityRequirement } from './route-security.js';
 
@@ -44,21 +45,13 @@ function deprecationHeaders(
   return headers;
 }
 
-/** The validator lets a coerced "Infinity" or "1e309" through as a number: no parameter is infinite. */
-function assertFinite(request: FastifyRequest, names: readonly string[]): void {
-  for (const [where, values] of [
-    ['querystring', request.query],
-    ['params', request.params],
-  ] as const) {
-    for (const name of names) {
-      const value = (values as Record<string, unknown> | undefined)?.[name];
-      if (typeof value === 'number' && !Number.isFinite(value)) {
-        throw new ApiError('invalid_parameter', `${where}/${name} must be a finite number`, {
-          details: { parameter: name },
-        });
-      }
-    }
-  }
+/** A route's checks before validation: the body's content type, the query's integers as written. */
+function preValidationOf(meta: OperationMeta): Pick<RouteOptions, 'preValidation'> {
+  const hooks = [
+    meta.bodyContentTypes.length > 0 ? bodyContentTypes(meta.bodyContentTypes) : null,
+    meta.integerQueryParameters.length > 0 ? decimalIntegers(meta.integerQueryParameters) : null,
+  ].filter((hook) => hook !== null);
+  return hooks.length > 0 ? { preValidation: hooks as NonNullable<RouteOptions['preValidation']> } : {};
 }
 
 /** A body sent as it is written (a text/event-stream): a readable stream the response pipes. */
@@ -196,7 +189,7 @@ export function routeResolver({ handlers, specification, securityChecks, publicC
         refusalsCounted: meta.refusalsCounted,
         ...(meta.rateLimited ? { rateLimit: { max: rateLimit, timeWindow: 60_000 } } : {}),
       },
-      ...(meta.bodyContentTypes.length > 0 ? { preValidation: bodyContentTypes(meta.bodyContentTypes) } : {}),
+      ...preValidationOf(meta),
       // Before validation, so that refusals carry the header and are counted too.
       onRequest: onRequestHooks([
         meta.noStore ? noStore : null,
@@ -207,7 +200,6 @@ export function routeResolver({ handlers, specification, securityChecks, publicC
       // Glue's route preHandler is the security check: replaced only by the same check, made directly.
       ...(security ? { preHandler: security } : {}),
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
-        if (meta.numericParameters.length > 0) assertFinite(request, meta.numericParameters);
         const caller = request.caller;
         // The client's address, for the limits per address: where they apply (signed in, or the rate-limited
         // token endpoint); the public reads share one context.

@@ -2,9 +2,11 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { type ErrorName, errorCatalogue } from '@gateway/generated';
+import type { FastifyError } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, specification } from '../src/app.js';
 import { testConfig } from '../src/config.js';
+import { toApiError } from '../src/error-handler.js';
 import { openStore } from '../src/store/store.js';
 import { codeOf, type TestApp, testApp } from './support/app.js';
 import { stoppedPostgresUrl } from './support/databases.js';
@@ -64,6 +66,29 @@ describe('failures of every kind', () => {
     ['a path outside /v1', { url: '/' }, 404, 10400],
     ['a wrong method', { method: 'PUT' as const, url: '/v1/platforms/ETH' }, 405, 10700],
     ['POST on a GET operation', { method: 'POST' as const, url: '/v1/platforms' }, 405, 10700],
+    [
+      'POST with broken JSON on a GET operation (the path answers before the body is read)',
+      { method: 'POST' as const, url: '/v1/platforms', headers: { 'content-type': 'application/json' }, payload: '{' },
+      405,
+      10700,
+    ],
+    [
+      'a body where no operation is',
+      { method: 'POST' as const, url: '/v1/nowhere', headers: { 'content-type': 'application/json' }, payload: '{' },
+      404,
+      10400,
+    ],
+    [
+      'a compressed body',
+      {
+        method: 'POST' as const,
+        url: '/v1/oauth2/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' },
+        payload: 'grant_type=password',
+      },
+      415,
+      10800,
+    ],
     ['an Accept without JSON', { url: '/v1/platforms', headers: { accept: 'text/html' } }, 406, 10900],
     ['JSON refused by q=0', { url: '/v1/platforms', headers: { accept: 'application/json;q=0' } }, 406, 10900],
     [
@@ -139,6 +164,12 @@ describe('failures of every kind', () => {
       10204,
     ],
     ['a limit that is no number', { url: '/v1/platforms?limit=1e3' }, 400, 10201],
+    ['a limit in hexadecimal', { url: '/v1/deposit/currencies?limit=0x10' }, 400, 10201],
+    ['a limit in exponent form', { url: '/v1/deposit/currencies?limit=1e1' }, 400, 10201],
+    ['a limit with a plus sign', { url: '/v1/deposit/currencies?limit=%2B5' }, 400, 10201],
+    ['an offset after a space', { url: '/v1/deposit/currencies?offset=%201' }, 400, 10201],
+    ['an offset past 2^53', { url: '/v1/deposit/currencies?offset=9007199254740993' }, 400, 10201],
+    ['an infinite offset', { url: '/v1/deposit/currencies?offset=Infinity' }, 400, 10201],
     ['a negative offset', { url: '/v1/deposit/currencies?offset=-1' }, 400, 10201],
     ['a cursor too long', { url: `/v1/platforms?after=${'A'.repeat(300)}` }, 400, 10201],
     ['a forged cursor', { url: '/v1/platforms?after=QUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFB' }, 400, 10206],
@@ -176,6 +207,17 @@ describe('failures of every kind', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('a refusal of a plugin the catalogue does not name', () => {
+  it('is a 400 of the client, never a 500 of ours', () => {
+    for (const statusCode of [412, 416, 418]) {
+      const error = Object.assign(new Error('Precondition Failed'), { statusCode }) as FastifyError;
+      expect(toApiError(error).kind).toBe('invalid_parameter');
+    }
+    const failure = Object.assign(new Error('boom'), { statusCode: 500 }) as FastifyError;
+    expect(toApiError(failure).kind).toBe('internal_error');
   });
 });
 

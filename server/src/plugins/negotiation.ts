@@ -9,6 +9,7 @@
 import { type OperationId, operationMeta } from '@gateway/generated';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError } from '../errors.js';
+import { unrouted } from './unrouted.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -36,7 +37,7 @@ function acceptable(accept: string | undefined, produced: readonly string[]): bo
 }
 
 export function negotiation(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const { accept } = request.headers;
     // The route is looked up only when there is something to negotiate (Fastify builds a new object on every
     // access to `routeOptions`).
@@ -52,8 +53,25 @@ export function negotiation(app: FastifyInstance): void {
     const { headers } = request;
     const empty =
       headers['content-length'] === '0' || (headers['content-length'] === undefined && !headers['transfer-encoding']);
-    if (empty && headers['content-type'] !== undefined) delete headers['content-type'];
+    if (empty) {
+      if (headers['content-type'] !== undefined) delete headers['content-type'];
+    } else if (request.is404) {
+      // A body sent where no operation is: the path's answer (404, or 405 with Allow), before any body is read.
+      unrouted(request, reply);
+      return;
+    } else if (headers['content-encoding'] !== undefined && headers['content-encoding'].toLowerCase() !== 'identity') {
+      // A compressed body would be read as if it were not (RFC 9110 §8.4.1: 415 for a coding not accepted).
+      done(new ApiError('unsupported_media_type', 'A request body must not be encoded (Content-Encoding)'));
+      return;
+    }
     done();
+  });
+  // A JSON body of no bytes that did not say so in advance (chunked): no body, as when Content-Length is 0.
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, {});
+    else json(request, body as string, done);
   });
   // The event stream's type is only ever a response; the spec's router (fastify-openapi-glue) warns at every
   // start about a type it sees in the spec without a body parser. A body of that type is refused (415), as

@@ -117,6 +117,37 @@ describe('operator endpoints', () => {
     expect((await t.app.inject({ url: '/docs/nothing-here' })).statusCode).toBe(404);
   });
 
+  it("the reference's files come whole or not modified: a range or a precondition is no server error", async () => {
+    const url = '/docs/static/swagger-ui.css';
+    const whole = await t.app.inject({ url });
+    expect(whole.statusCode).toBe(200);
+    for (const headers of [
+      { range: 'bytes=999999999-' },
+      { range: 'bytes=5-1' },
+      { range: 'bytes=0-9' },
+      { 'if-match': '"x"' },
+      { 'if-unmodified-since': 'Thu, 01 Jan 1970 00:00:00 GMT' },
+      { range: 'bytes=0-9', 'if-range': '"x"' },
+    ]) {
+      const answer = await t.app.inject({ url, headers });
+      expect(answer.statusCode, JSON.stringify(headers)).toBe(200);
+      expect(answer.body, JSON.stringify(headers)).toBe(whole.body);
+    }
+    const etag = whole.headers.etag as string;
+    expect((await t.app.inject({ url, headers: { 'if-none-match': etag } })).statusCode).toBe(304);
+  });
+
+  it("the spec's and the reference's refusals are in the spec's error body", async () => {
+    for (const [url, headers, status, code] of [
+      ['/openapi.json', { accept: 'text/html' }, 406, 10900],
+      ['/docs/nothing-here', {}, 404, 10400],
+    ] as const) {
+      const answer = await t.app.inject({ url, headers });
+      expect(answer.statusCode, url).toBe(status);
+      expect(answer.json(), url).toEqual({ errors: [expect.objectContaining({ code })] });
+    }
+  });
+
   it("the reference page lists this server first by a relative URL, never the request's Host", async () => {
     const document = await t.app.inject({ url: '/docs/json', headers: { host: 'evil.example:45678' } });
     expect(document.statusCode).toBe(200);

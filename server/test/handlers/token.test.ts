@@ -1,5 +1,7 @@
 /** POST /v1/oauth2/token and the bearer check, end to end in-process. */
+
 import { generateKeyPairSync, type KeyObject, randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
 import { MAX_LIFETIME_SECONDS } from '@gateway/ledger';
 import bs58 from 'bs58';
 import { jwtVerify, SignJWT, UnsecuredJWT } from 'jose';
@@ -95,6 +97,17 @@ describe.each(DATABASES)('tokens on %s', (kind) => {
       passwordGrant(me.username, me.password(expiry, { clientId: 'wx.network' }), { client_id: 'wx.network' }),
       'query',
     );
+    expect(response.statusCode, response.body).toBe(200);
+  });
+
+  it('an empty JSON body sent chunked (no length said in advance) is no body: the query string is read', async () => {
+    const fields = passwordGrant(me.username, me.password(now() + 600));
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/v1/oauth2/token?${new URLSearchParams(fields)}`,
+      headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+      payload: Readable.from([]),
+    });
     expect(response.statusCode, response.body).toBe(200);
   });
 

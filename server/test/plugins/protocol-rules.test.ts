@@ -21,7 +21,8 @@ function exchange(socketPath: string, request: string) {
     });
     socket.on('error', reject);
     socket.on('close', () => {
-      const lines = [...text.matchAll(/^HTTP\/1\.1 (\d{3}) /gm)];
+      // Answers follow each other's bodies directly (pipelined), not always at the start of a line.
+      const lines = [...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)];
       const last = text.slice(lines.at(-1)?.index ?? 0);
       const at = last.indexOf('\r\n\r\n');
       resolve({ statuses: lines.map((m) => Number(m[1])), head: last.slice(0, at), body: last.slice(at + 4) });
@@ -64,6 +65,42 @@ describe('requests Node would answer bare', () => {
       expect(JSON.parse(answer.body)).toEqual({
         errors: [{ code, message: expect.any(String), details: { parameter } }],
       });
+    },
+  );
+
+  it.each([
+    ['the spec without Host', 'GET /openapi.json HTTP/1.1\r\nConnection: close\r\n\r\n', 10200],
+    [
+      'the reference with Expect: foo',
+      'GET /docs HTTP/1.1\r\nHost: x\r\nExpect: foo\r\nConnection: close\r\n\r\n',
+      10201,
+    ],
+    ['a URL the router cannot read', 'GET /v1/platforms/%FF HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n', 10201],
+    [
+      'a path parameter longer than any',
+      `GET /v1/platforms/${'a'.repeat(257)} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+      10201,
+    ],
+    ['bytes that are not HTTP', 'GET / HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n', 10201],
+  ])('%s: 400 in the error body, with the security headers and a request id', async (_name, request, code) => {
+    const answer = await exchange(socketPath, request);
+    expect(answer.statuses).toEqual([400]);
+    expect(answer.head).toMatch(/^x-content-type-options: nosniff$/im);
+    expect(answer.head).toMatch(/^content-security-policy: default-src 'none'/im);
+    expect(answer.head).toMatch(/^x-request-id: \S+$/im);
+    expect(JSON.parse(answer.body).errors[0].code).toBe(code);
+  });
+
+  it.each([
+    ['not HTTP', 'GET / HTTP/1.1\r\nHost: x\r\nBad Header: y\r\n\r\n', 400],
+    ['headers over 16 KiB', `GET / HTTP/1.1\r\nHost: x\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`, 431],
+  ])(
+    'a request %s behind pipelined ones: their answers first, in order, then the refusal and the close',
+    async (_name, bad, status) => {
+      const good = 'GET /v1/platforms HTTP/1.1\r\nHost: x\r\n\r\n';
+      const answer = await exchange(socketPath, `${good}${good}${bad}`);
+      expect(answer.statuses).toEqual([200, 200, status]);
+      expect(answer.head).toMatch(/^connection: close$/im);
     },
   );
 
