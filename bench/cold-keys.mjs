@@ -23,6 +23,8 @@
  * "new account, cold key" phase alone (bench/lib/profile-summary.mjs; the profile stays in the temp folder).
  * Keys and passwords are made here with @noble/curves (the ledger's scheme, deterministic: seeded scalars).
  */
+// On the workspace's pinned Node, whatever Node started it (before any other import is evaluated).
+import './lib/pinned.mjs';
 import { spawnSync } from 'node:child_process';
 import { createPublicKey, generateKeyPairSync, randomBytes, verify } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';

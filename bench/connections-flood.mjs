@@ -12,6 +12,8 @@
  *   npx turbo run build --output-logs=errors-only
  *   node bench/connections-flood.mjs [--connections 21600] [--per-address 250] [--set KEY=VALUE …]
  */
+// On the workspace's pinned Node, whatever Node started it (before any other import is evaluated).
+import './lib/pinned.mjs';
 import { fork, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';

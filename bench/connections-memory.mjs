@@ -9,6 +9,8 @@
  *   npx turbo run build --output-logs=errors-only
  *   node --expose-gc bench/connections-memory.mjs [--connections 5000]
  */
+// On the workspace's pinned Node, whatever Node started it (before any other import is evaluated).
+import './lib/pinned.mjs';
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';

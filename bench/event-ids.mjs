@@ -11,6 +11,8 @@
  *   npx turbo run build --output-logs=errors-only
  *   node bench/event-ids.mjs [--batches 20] [--batch 5000] [--skip-pg]
  */
+// On the workspace's pinned Node, whatever Node started it (before any other import is evaluated).
+import './lib/pinned.mjs';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

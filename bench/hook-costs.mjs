@@ -18,6 +18,8 @@
  * another checkout's build (its server/dist) in place of this one's; `--baseline DIR`: one more server, a
  * checkout's whole gateway (any commit: nothing is left out of it), to compare a change with.
  */
+// On the workspace's pinned Node, whatever Node started it (before any other import is evaluated).
+import './lib/pinned.mjs';
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';

@@ -24,6 +24,8 @@
  * gateway.mjs (a build's gateway and the baselines' servers), side-by-side.mjs (the load rounds), rows.mjs and
  * report.mjs (the verdicts and the table).
  */
+// On the workspace's pinned Node, whatever Node started it (before any other import is evaluated).
+import './lib/pinned.mjs';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';

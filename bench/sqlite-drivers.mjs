@@ -6,6 +6,8 @@
  * the drivers and the medians are printed. Run on the pinned Node: `node bench/sqlite-drivers.mjs
  * [--rows N] [--rounds N]` (figures in bench/README.md, "SQLite drivers").
  */
+// On the workspace's pinned Node, whatever Node started it (before any other import is evaluated).
+import './lib/pinned.mjs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';

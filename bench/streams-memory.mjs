@@ -8,6 +8,8 @@
  *   npx turbo run build --output-logs=errors-only
  *   node --expose-gc bench/streams-memory.mjs [--streams 3000]
  */
+// On the workspace's pinned Node, whatever Node started it (before any other import is evaluated).
+import './lib/pinned.mjs';
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import http from 'node:http';

@@ -21,9 +21,11 @@ export function ErrorNote({ error }: { error: unknown }) {
   const facts = [error.kind, error.status ? `HTTP ${error.status}` : '', error.code ? `code ${error.code}` : '']
     .filter(Boolean)
     .join(', ');
+  // The server's messages end with a full stop; one is added where they do not.
+  const message = (error.body?.errors[0]?.message ?? error.message).replace(/\.?\s*$/, '.');
   return (
     <div className="error" role="alert" data-kind={error.kind} data-status={error.status}>
-      <strong>{TITLES[error.kind]}</strong> ({facts}): {error.body?.errors[0]?.message ?? error.message}. Request id:{' '}
+      <strong>{TITLES[error.kind]}</strong> ({facts}): {message} Request id:{' '}
       <code className="request-id">{error.requestId ?? 'none'}</code>
     </div>
   );
