@@ -10,7 +10,6 @@
 import { type HandlerMap, type OperationId, type OperationMeta, operationMeta } from '@gateway/generated';
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Context } from './context.js';
-import { ApiError } from './errors.js';
 import { addressKey } from './lib/connection-caps.js';
 import { JsonText } from './lib/json-text.js';
 import { ownCopy } from './lib/own-copy.js';
