@@ -28,6 +28,8 @@ export const { values: options } = parseArgs({
     // postgres-floor.mjs: more direct gateways beside the others, each run with one of these Node flag sets
     // (`|` between sets), to compare heap settings side by side in one run.
     'also-node-args': { type: 'string' },
+    // postgres-floor.mjs: each server's connections to PostgreSQL (DATABASE_POOL_SIZE, the floor's pool).
+    'pool-size': { type: 'string', default: '10' },
     seed: { type: 'string', default: 'exchange-gateway-bench-v1' },
     rounds: { type: 'string' },
     'round-seconds': { type: 'string' },

@@ -8,6 +8,7 @@
  *
  *   npm run build && node bench/postgres-floor.mjs [--rounds N] [--round-seconds S] [--warmup-seconds S]
  *                                                  [--connections N] [--quick] [--wait-idle S] [--seed TEXT]
+ *                                                  [--pool-size N]
  *
  * The gateway runs on the Node the project pins (the `node` devDependency): on another (the machine's
  * `node`), this script runs itself again on that one, so that every process of the run is on it.

@@ -21,10 +21,14 @@
  *   npm run build && node bench/postgres-floor.mjs [--rounds N] [--round-seconds S] [--warmup-seconds S]
  *                                                  [--connections N] [--quick] [--wait-idle S] [--seed TEXT]
  *                                                  [--server-node-args=FLAGS] [--also-node-args='FLAGS|FLAGS']
+ *                                                  [--pool-size N]
  *
  * --also-node-args: one more direct gateway for each set of Node flags, beside the one run with
  * --server-node-args (`npm start`'s heap flags by default): heap settings compared in one run. The floors take
  * the heap V8 chooses, and of --server-node-args only a `--v8-pool-size` (the helper threads sharing the core).
+ *
+ * --pool-size: every server's connections to PostgreSQL (the gateways' DATABASE_POOL_SIZE, the floors' `pg`
+ * pool; 10, the gateway's default): through PgBouncer, its client connections, which it serves on as many.
  *
  * PostgreSQL: BENCH_DATABASE_URL (else TEST_DATABASE_URL, else postgres://postgres@127.0.0.1:5432/test); a
  * database `bench_floor_<random>` is created and dropped. Results: bench/results/<date>-postgres-floor.json.
@@ -72,11 +76,13 @@ const SETTINGS = {
   // At a fixed rate, longer: the load generator's own process is new each round, and its first seconds
   // (compiling, its heap growing) are late with answers by some milliseconds (lib/paced-load.mjs).
   pacedWarmupSeconds: QUICK ? 2 : 3,
-  // DATABASE_POOL_SIZE (its default), and the floor's pool: the same.
-  poolSize: 10,
+  // DATABASE_POOL_SIZE (10, its default, unless --pool-size), and the floor's pool: the same.
+  poolSize: Number(options['pool-size']),
   pgbouncerPoolSize: 20,
   pageLimit: 100,
 };
+if (!Number.isInteger(SETTINGS.poolSize) || SETTINGS.poolSize < 1)
+  throw new Error('--pool-size: a whole number, 1 or more');
 const GOALS = { vsFloor: 0.8, p99Ms: 10 };
 
 /* ------------------------------------------------------------------ CPU time of processes */
@@ -671,7 +677,7 @@ function printReport(report, targets) {
   const rr = (ratio) =>
     `${x(ratio.median)} (round by round ${x(ratio.roundByRound.median)}, ${x(ratio.roundByRound.min)}–${x(ratio.roundByRound.max)})`;
   console.log(
-    `\nPostgreSQL reads against their floor, ${SETTINGS.mode} run, ${new Date().toISOString()}: ${SETTINGS.connections} connections, ${SETTINGS.rounds} rounds of ${SETTINGS.roundSeconds} s, medians; CPU µs a request: the server's, this database's backends', PgBouncer's`,
+    `\nPostgreSQL reads against their floor, ${SETTINGS.mode} run, ${new Date().toISOString()}: ${SETTINGS.connections} connections, pools of ${SETTINGS.poolSize}, ${SETTINGS.rounds} rounds of ${SETTINGS.roundSeconds} s, medians; CPU µs a request: the server's, this database's backends', PgBouncer's`,
   );
   for (const { label, throughput, atRate, goals, sameAnswer, statements, pooler, heaps } of Object.values(report)) {
     const busy = (list) => {
