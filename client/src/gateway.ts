@@ -43,7 +43,11 @@ export interface GatewayClientOptions extends CallOptions {
 }
 
 export interface LoginOptions {
-  /** Seconds the access token lives, at most one week (default: one week). */
+  /**
+   * Seconds the access token lives, at most one week (default: one week): the expiry of the password signed.
+   * Just after this client signed the same account out, up to a minute more (the server refuses a password
+   * signed for the signed-out sign-in's expiry or an earlier one).
+   */
   lifetime?: number;
 }
 
@@ -103,6 +107,13 @@ export interface GatewayClient {
 }
 
 const FORM = 'application/x-www-form-urlencoded';
+/**
+ * How much later than asked a password may be signed to follow a sign-out of the same account at once: a
+ * sign-out ends every password signed for its sign-in's expiry or an earlier one (11309), so the same
+ * lifetime asked again within this many seconds is signed for one second past it. A shorter lifetime than
+ * that is not stretched: the server's refusal says why.
+ */
+const RESIGN_WINDOW_SECONDS = 60;
 const iso = (value: Date | string | undefined) => (value instanceof Date ? value.toISOString() : value);
 const tokensOf = (pair: Schemas['TokenResponse']): SessionTokens => ({
   accessToken: pair.access_token,
@@ -138,6 +149,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
   );
   base.use(sessionMiddleware(session, fetchImpl));
 
+  /** This client's sign-in (its account and the expiry its password was signed for), and those it signed out. */
+  let signedIn: { username: string; expiry: number } | null = null;
+  const signedOutThrough = new Map<string, number>();
+
   const clientWith = (callOptions: CallOptions, api: ApiClient): GatewayClient => {
     const calls = createCalls(api);
     return {
@@ -148,16 +163,21 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         if (!Number.isInteger(lifetime) || lifetime <= 0 || lifetime > MAX_LIFETIME_SECONDS) {
           throw new RangeError(`lifetime must be 1 to ${MAX_LIFETIME_SECONDS} seconds`);
         }
-        const expiry = Math.floor(now() / 1000) + lifetime;
+        const username = usernameOf(signer);
+        const asked = Math.floor(now() / 1000) + lifetime;
+        const through = signedOutThrough.get(username);
+        const expiry =
+          through !== undefined && asked <= through && through - asked < RESIGN_WINDOW_SECONDS ? through + 1 : asked;
         const pair = await calls.createToken({
           grant_type: 'password',
           scope: 'general',
-          username: usernameOf(signer),
+          username,
           password: await passwordFor(signer, options.chainId, options.clientId, expiry),
           client_id: options.clientId,
         });
         const tokens = tokensOf(pair);
         await session.set(tokens, 'login');
+        signedIn = { username, expiry };
         return tokens;
       },
       async logout() {
@@ -171,6 +191,11 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
             });
           }
         } finally {
+          if (tokens && signedIn) {
+            const { username, expiry } = signedIn;
+            signedOutThrough.set(username, Math.max(expiry, signedOutThrough.get(username) ?? 0));
+          }
+          signedIn = null;
           await session.set(null, 'logout');
         }
       },

@@ -80,6 +80,47 @@ describe('signing in', () => {
   });
 });
 
+describe('signing in again after signing out', () => {
+  /** A gateway that, as the server, refuses a password signed for a signed-out sign-in's expiry or before (11309). */
+  function signingOutGateway() {
+    let signedOutThrough = 0;
+    let current = 0;
+    return fakeFetch((r) => {
+      if (r.url.pathname === '/v1/oauth2/revoke') {
+        signedOutThrough = Math.max(signedOutThrough, current);
+        return json(200, {});
+      }
+      const expiry = Number(new URLSearchParams(r.body).get('password')?.split(':')[0]);
+      if (expiry <= signedOutThrough) return json(400, errorBody(11309));
+      current = expiry;
+      return json(200, pair(1, expiry));
+    });
+  }
+
+  it('at once, for the same lifetime: the password is signed for a second past the sign-in signed out', async () => {
+    const { fetch } = signingOutGateway();
+    const client = testClient({ fetch, now: () => NOW });
+    const first = await client.login(signer);
+    expect(first.expiresAt).toBe(NOW / 1000 + 604_800);
+    await client.logout();
+    const again = await client.login(signer);
+    expect(again.expiresAt).toBe(NOW / 1000 + 604_801);
+    await client.logout();
+    expect((await client.login(signer)).expiresAt).toBe(NOW / 1000 + 604_802);
+  });
+
+  it('with a much shorter lifetime, the password is not stretched: the refusal says why', async () => {
+    const { fetch } = signingOutGateway();
+    const client = testClient({ fetch, now: () => NOW });
+    await client.login(signer);
+    await client.logout();
+    await expect(client.login(signer, { lifetime: 60 })).rejects.toMatchObject({ code: 11309 });
+    // Another client (another process) knows nothing of the sign-out, and signs what it is asked.
+    const other = testClient({ fetch, now: () => NOW });
+    await expect(other.login(signer)).rejects.toMatchObject({ code: 11309 });
+  });
+});
+
 describe('the session', () => {
   it('attaches the token to protected operations only', async () => {
     const { fetch, requests } = gateway();
