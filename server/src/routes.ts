@@ -13,6 +13,7 @@ import type { Context } from './context.js';
 import { addressKey } from './lib/connection-caps.js';
 import { JsonText } from './lib/json-text.js';
 import { ownCopy } from './lib/own-copy.js';
+import { exactValidators } from './plugins/exact-bodies.js';
 import { decimalIntegers } from './plugins/integer-parameters.js';
 import { bodyContentTypes, bodyOf } from './plugins/negotiation.js';
 import { ownSecurityCheck, type SecurityCheck, type SecurityRequirement } from './route-security.js';
@@ -189,6 +190,7 @@ export function routeResolver({ handlers, specification, securityChecks, publicC
         ...(meta.rateLimited ? { rateLimit: { max: rateLimit, timeWindow: 60_000 } } : {}),
       },
       ...preValidationOf(meta),
+      ...(meta.bodyContentTypes.length > 0 ? { validatorCompiler: exactValidators } : {}),
       // Before validation, so that refusals carry the header and are counted too.
       onRequest: onRequestHooks([
         meta.noStore ? noStore : null,
