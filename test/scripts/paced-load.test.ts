@@ -74,17 +74,15 @@ describe('bench/lib/paced-load.mjs', () => {
     // Counted only from its send, as a generator that sends on a free connection counts, the ten in flight.
     expect(slow.length).toBeGreaterThanOrEqual(40);
     expect(result.latencies.at(-1)).toBeGreaterThanOrEqual(250);
-    // Reported as one stall, beginning with the 100th request (due 495 ms after the first).
+    // Reported as stalls: every slow request in one, those of the server's stall beginning with the 100th
+    // request (due 495 ms after the first). One stall on a quiet machine; on a busy one the generator's own
+    // pauses (its timer late by over 50 ms) can cut it in two, so the stalls of that second are taken together.
     const stalls = result.stalls ?? [];
     expect(stalls.reduce((sum, stall) => sum + stall.requests, 0)).toBe(slow.length);
-    const longest = stalls.reduce<(typeof stalls)[number] | undefined>(
-      (a, b) => (a && a.requests >= b.requests ? a : b),
-      undefined,
-    );
-    expect(longest?.requests).toBeGreaterThanOrEqual(40);
-    expect(longest?.atMs).toBeGreaterThan(400);
-    expect(longest?.atMs).toBeLessThan(600);
-    expect(longest?.maxMs).toBeGreaterThanOrEqual(250);
+    const during = stalls.filter((stall) => stall.atMs > 400 && stall.atMs < 1_400);
+    expect(during.reduce((sum, stall) => sum + stall.requests, 0)).toBeGreaterThanOrEqual(40);
+    expect(Math.min(...during.map((stall) => stall.atMs))).toBeLessThan(600);
+    expect(Math.max(...during.map((stall) => stall.maxMs))).toBeGreaterThanOrEqual(250);
   });
 
   it('reads an answer whose head comes in pieces, its blank line split between them', async () => {
